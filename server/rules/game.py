@@ -1,0 +1,444 @@
+"""The table, moves and bookkeeping shared by the five games.
+
+A game module subclasses :class:`Game` and says, in the words of RULES.md:
+
+* its layout (how many foundations and tableau piles, which other piles);
+* ``routes``: where a card from each kind of pile may go;
+* ``deal_table(deck)``: how the shuffled deck is laid out;
+* ``foundation_wants(i)`` / ``tableau_wants(i)``: which faces a pile takes next;
+* optionally ``after_move`` (automatic refills), ``can_deal``/``deal``,
+  ``can_redeal``/``redeal``, and the rule texts used in error messages.
+
+Everything else (legal-move listing, applying a move, status, score, the
+client view, serialisation, the state hash) lives here once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+import msgpack
+
+from protocol.rng import shuffled_deck, validate_seed
+from server.rules import cards
+from server.rules.moves import DEAL, REDEAL, RESIGN, IllegalMove, Move, Pile
+
+PLAYING, WON, STUCK, RESIGNED = "playing", "won", "stuck", "resigned"
+
+#: ``foundation_wants``/``tableau_wants`` return this when any card is taken.
+ANY: tuple[int, ...] = tuple(range(52))
+NOTHING: tuple[int, ...] = ()
+
+#: Route targets: a route to ``EMPTY_TABLEAU`` reaches only an empty tableau pile.
+EMPTY_TABLEAU = "empty tableau"
+
+#: A change to the table, as sent to clients (see ``protocol/DIFF.md``).
+Op = dict[str, Any]
+
+SERIAL_FORMAT = 1
+
+
+class Game:
+    """A game in progress.  Create one with :func:`server.rules.new_game`."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    decks: ClassVar[int]
+    foundation_count: ClassVar[int]
+    tableau_count: ClassVar[int]
+    #: The single piles this game has, among reserve, stock, waste, bouquet.
+    single_piles: ClassVar[tuple[str, ...]]
+    #: Source kind -> the kinds of pile its top card may go to.
+    routes: ClassVar[dict[str, tuple[str, ...]]]
+    #: Most cards a foundation holds.
+    foundation_size: ClassVar[int] = 13
+    #: Whether the stock's top card is face up (Colorado).
+    stock_face_up: ClassVar[bool] = False
+    #: Rule texts for error messages: "foundation", "tableau", "empty foundation",
+    #: "empty tableau"; ``{base}`` is replaced by the base rank.
+    rule_texts: ClassVar[dict[str, str]]
+    summary: ClassVar[str]
+
+    # Filled in by __init_subclass__ from the layout.
+    piles_of_layout: ClassVar[tuple[Pile, ...]]
+    slot_of: ClassVar[dict[Pile, int]]
+    _slot_names: ClassVar[tuple[str, ...]]
+    _source_slots: ClassVar[tuple[int, ...]]
+    _route_table: ClassVar[tuple[tuple[int, ...], ...]]
+    _reaches_tableau: ClassVar[tuple[bool, ...]]
+    _move_table: ClassVar[tuple[tuple[Move | None, ...], ...]]
+    _move_slots: ClassVar[dict[str, tuple[int, int]]]
+    #: Slots of the single piles (-1 when the game has no such pile).
+    stock_slot: ClassVar[int]
+    tableau_slots: ClassVar[range]
+    waste_slot: ClassVar[int]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        layout = [Pile("foundation", i) for i in range(cls.foundation_count)]
+        layout += [Pile("tableau", i) for i in range(cls.tableau_count)]
+        layout += [Pile(kind) for kind in cls.single_piles]
+        cls.piles_of_layout = tuple(layout)
+        cls.slot_of = {pile: slot for slot, pile in enumerate(layout)}
+        cls._slot_names = tuple(str(pile) for pile in layout)
+        cls._source_slots = tuple(s for s, p in enumerate(layout) if p.kind in cls.routes)
+        # _route_table[source][target]: 0 no route, 1 route, 2 route to an empty pile only.
+        table = []
+        for source in layout:
+            row = []
+            for target in layout:
+                reach = cls.routes.get(source.kind, ())
+                if source == target:
+                    row.append(0)
+                elif target.kind in reach:
+                    row.append(1)
+                elif target.kind == "tableau" and EMPTY_TABLEAU in reach:
+                    row.append(2)
+                else:
+                    row.append(0)
+            table.append(tuple(row))
+        cls._route_table = tuple(table)
+        cls._reaches_tableau = tuple(
+            any(row[s] for s, p in enumerate(layout) if p.kind == "tableau") for row in table
+        )
+        cls.tableau_slots = range(cls.foundation_count, cls.foundation_count + cls.tableau_count)
+        cls.stock_slot = cls.slot_of.get(Pile("stock"), -1)
+        cls.waste_slot = cls.slot_of.get(Pile("waste"), -1)
+        cls._move_slots = {
+            str(Move.between(s, t)): (i, j)
+            for i, s in enumerate(layout)
+            for j, t in enumerate(layout)
+            if table[i][j]
+        }
+        cls._move_table = tuple(
+            tuple(Move.between(s, t) if table[i][j] else None for j, t in enumerate(layout))
+            for i, s in enumerate(layout)
+        )
+
+    def __init__(self, seed: str) -> None:
+        """An empty table; :meth:`new` deals one."""
+        self.seed = seed
+        self.piles: list[list[int]] = [[] for _ in self.piles_of_layout]
+        self.foundations = self.piles[: self.foundation_count]
+        self.tableau = self.piles[
+            self.foundation_count : self.foundation_count + self.tableau_count
+        ]
+        self.status = PLAYING
+        self.moves_played = 0
+        self.base_rank: int | None = None
+        self.redeals_left: int | None = None
+        foundations = range(self.foundation_count)
+        self._wanters: list[tuple[int, Callable[[int], Sequence[int]], int]] = [
+            *((slot, self.foundation_wants, slot) for slot in foundations),
+            *((slot, self.tableau_wants, i) for i, slot in enumerate(self.tableau_slots)),
+        ]
+        self._legal: list[Move] | None = None
+        self._legal_set: frozenset[str] | None = None
+
+    @classmethod
+    def new(cls, seed: str) -> Game:
+        """Deal a new game from ``seed`` (see ``protocol/RNG.md`` and ``protocol/DEALS.md``)."""
+        game = cls(validate_seed(seed))
+        game.deal_table(shuffled_deck(seed, cls.decks))
+        game._refresh_status()
+        return game
+
+    # -- piles -------------------------------------------------------------
+
+    def slot(self, kind: str, index: int | None = None) -> int:
+        """Position of a pile in :attr:`piles`."""
+        return self.slot_of[Pile(kind, index)]
+
+    def pile(self, kind: str, index: int | None = None) -> list[int]:
+        """The cards of a pile, bottom first (ids; see :mod:`server.rules.cards`)."""
+        return self.piles[self.slot_of[Pile(kind, index)]]
+
+    @property
+    def reserve(self) -> list[int]:
+        return self.pile("reserve")
+
+    @property
+    def stock(self) -> list[int]:
+        return self.pile("stock")
+
+    @property
+    def waste(self) -> list[int]:
+        return self.pile("waste")
+
+    @property
+    def bouquet(self) -> list[int]:
+        return self.pile("bouquet")
+
+    @property
+    def score(self) -> int:
+        """Cards on the foundations."""
+        return sum(len(pile) for pile in self.foundations)
+
+    @property
+    def total_cards(self) -> int:
+        return 52 * self.decks
+
+    @property
+    def is_over(self) -> bool:
+        return self.status != PLAYING
+
+    # -- the rules each game supplies ----------------------------------------
+
+    def deal_table(self, deck: list[int]) -> None:
+        """Lay out the shuffled deck, taking cards from its front."""
+        raise NotImplementedError
+
+    def foundation_wants(self, index: int) -> Sequence[int]:
+        """The faces ``foundation[index]`` takes next (:data:`ANY`, or a tuple)."""
+        raise NotImplementedError
+
+    def tableau_wants(self, index: int) -> Sequence[int]:
+        """The faces ``tableau[index]`` takes next (:data:`ANY`, or a tuple)."""
+        raise NotImplementedError
+
+    def after_move(self, source: int, target: int) -> list[Op]:
+        """Automatic actions triggered by a card move (slots); returns their ops."""
+        return []
+
+    def can_deal(self) -> str | None:
+        """``None`` when ``deal`` is legal, else the reason it is not.
+
+        By default a game with a waste deals one card from the stock onto it,
+        in one pass (Balcony, Empress of Italy).
+        """
+        if "waste" not in self.single_piles:
+            return f"{self.title} has no deal"
+        return None if self.stock else "the stock is empty (one pass, no redeal)"
+
+    def deal(self) -> list[Op]:
+        return self._move_card(self.stock_slot, self.waste_slot)
+
+    def can_redeal(self) -> str | None:
+        """``None`` when ``redeal`` is legal, else the reason it is not."""
+        return f"{self.title} has no redeal"
+
+    def redeal(self) -> list[Op]:
+        raise NotImplementedError
+
+    # -- legal moves ---------------------------------------------------------
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal card move, then ``deal``/``redeal`` when legal (never ``resign``)."""
+        if self._legal is None:
+            self._legal = self._generate_moves() if self.status == PLAYING else []
+        return list(self._legal)
+
+    def _generate_moves(self) -> list[Move]:
+        piles = self.piles
+        takers: dict[int, list[int]] = {}
+        takes_any: list[int] = []
+        for slot, wants, index in self._wanters:
+            wanted = wants(index)
+            if wanted is ANY:
+                takes_any.append(slot)
+            else:
+                for face in wanted:
+                    takers.setdefault(face, []).append(slot)
+        moves: list[Move] = []
+        for source in self._source_slots:
+            pile = piles[source]
+            if not pile:
+                continue
+            targets: Sequence[int] = takers.get(pile[-1] % 52, ())
+            if takes_any and self._reaches_tableau[source]:
+                targets = sorted([*targets, *takes_any])
+            routes = self._route_table[source]
+            row = self._move_table[source]
+            for target in targets:
+                route = routes[target]
+                if route == 1 or (route == 2 and not piles[target]):
+                    move = row[target]
+                    assert move is not None
+                    moves.append(move)
+        if self.can_deal() is None:
+            moves.append(DEAL)
+        if self.can_redeal() is None:
+            moves.append(REDEAL)
+        return moves
+
+    # -- playing -------------------------------------------------------------
+
+    def play(self, move: Move | str) -> list[Op]:
+        """Apply a move (a :class:`Move` or its text); return the changes it made.
+
+        Raises :class:`IllegalMove` saying why, and leaves the game unchanged,
+        when the move is not legal.
+        """
+        move = Move(move)
+        if move == RESIGN:
+            if self.status != PLAYING:
+                raise IllegalMove(f"the game is over ({self.status})", "game_over")
+            self.status = RESIGNED
+            self.moves_played += 1
+            self._legal = []
+            return []
+        if self._legal_set is None:
+            self._legal_set = frozenset(self.legal_moves())
+        if move not in self._legal_set:
+            raise IllegalMove(*self.explain(move))
+        if move == DEAL:
+            ops = self.deal()
+        elif move == REDEAL:
+            ops = self.redeal()
+        else:
+            source, target = self._move_slots[move]
+            ops = self._move_card(source, target)
+            ops += self.after_move(source, target)
+        self.moves_played += 1
+        self._refresh_status()
+        return ops
+
+    def _move_card(self, source: int, target: int) -> list[Op]:
+        card = self.piles[source].pop()
+        self.piles[target].append(card)
+        return [self.move_op(source, target, card)]
+
+    def move_op(self, source: int, target: int, card: int) -> Op:
+        return {
+            "op": "move",
+            "from": self._slot_names[source],
+            "to": self._slot_names[target],
+            "card": cards.text(card),
+        }
+
+    def _refresh_status(self) -> None:
+        self._legal = self._legal_set = None
+        if self.score == self.total_cards:
+            self.status = WON
+        elif not self.legal_moves():
+            self.status = STUCK
+
+    def explain(self, move: Move) -> tuple[str, str]:
+        """Why ``move`` is illegal now: ``(reason, code)``."""
+        if self.status != PLAYING:
+            return f"the game is over ({self.status})", "game_over"
+        if move == DEAL:
+            return self.can_deal() or "deal is not legal now", "no_deal"
+        if move == REDEAL:
+            return self.can_redeal() or "redeal is not legal now", "no_redeal"
+        assert move.source is not None and move.target is not None
+        for pile in (move.source, move.target):
+            if pile not in self.slot_of:
+                return f"{self.title} has no {pile}", "no_such_pile"
+        source, target = self.slot_of[move.source], self.slot_of[move.target]
+        if source == target:
+            return "a card cannot move onto its own pile", "same_pile"
+        kind = move.source.kind
+        if kind not in self.routes:
+            if kind == "stock" and self.can_deal() is None:
+                return "cards leave the stock only by 'deal'", "wrong_source"
+            return f"no card may be moved from the {kind} in {self.title}", "wrong_source"
+        if not self.piles[source]:
+            return f"{move.source} is empty", "empty_source"
+        card = self.piles[source][-1]
+        route = self._route_table[source][target]
+        if route == 0:
+            reach = " or ".join(
+                "an empty tableau pile" if r == EMPTY_TABLEAU else f"a {r}"
+                for r in self.routes[kind]
+            )
+            return f"a card from the {kind} may go only to {reach}", "wrong_target"
+        if route == 2 and self.piles[target]:
+            return f"a card from the {kind} may go to a tableau pile only when it is empty", (
+                "wrong_target"
+            )
+        target_pile = self.piles[target]
+        target_kind = move.target.kind
+        base = cards.rank_text(self.base_rank) if self.base_rank else ""
+        if not target_pile:
+            rule = self.rule_texts.get(f"empty {target_kind}", "").format(base=base)
+            return f"{cards.pretty(card)} cannot go on empty {move.target}: {rule}", "not_accepted"
+        if target_kind == "foundation" and len(target_pile) >= self.foundation_size:
+            return f"{move.target} is complete ({self.foundation_size} cards)", "not_accepted"
+        rule = self.rule_texts[target_kind].format(base=base)
+        top = cards.pretty(target_pile[-1])
+        return f"{cards.pretty(card)} cannot go on {top}: {rule}", "not_accepted"
+
+    # -- what can be seen ----------------------------------------------------
+
+    def table(self) -> dict[str, Any]:
+        """The full state as plain data (card texts, piles bottom first)."""
+        return self._plain(hide_stock=False)
+
+    def view(self) -> dict[str, Any]:
+        """What a player may see: the table with the face-down stock as a count.
+
+        See ``protocol/VIEW.md``.  Colorado's face-up stock top is included.
+        """
+        return self._plain(hide_stock=True)
+
+    def _plain(self, hide_stock: bool) -> dict[str, Any]:
+        texts = cards.FACE_TEXT
+        plain: dict[str, Any] = {
+            "foundations": [[texts[c % 52] for c in pile] for pile in self.foundations],
+            "tableau": [[texts[c % 52] for c in pile] for pile in self.tableau],
+        }
+        for kind in self.single_piles:
+            pile = self.pile(kind)
+            if kind == "stock" and hide_stock:
+                stock: dict[str, Any] = {"count": len(pile)}
+                if self.stock_face_up:
+                    stock["top"] = texts[pile[-1] % 52] if pile else None
+                plain["stock"] = stock
+            else:
+                plain[kind] = [texts[c % 52] for c in pile]
+        if self.base_rank is not None:
+            plain["base_rank"] = cards.rank_text(self.base_rank)
+        if self.redeals_left is not None:
+            plain["redeals_left"] = self.redeals_left
+        return plain
+
+    def state_hash(self) -> str:
+        """SHA-256 (hex) of the canonical JSON of game, status and table.
+
+        Canonical JSON: keys sorted, no whitespace, ASCII (``protocol/STATE.md``).
+        """
+        document = {"game": self.name, "status": self.status, "table": self.table()}
+        canonical = json.dumps(document, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+    # -- storage -------------------------------------------------------------
+
+    def to_bytes(self) -> bytes:
+        """The full state (stock order included: server side only) as msgpack."""
+        return msgpack.packb(
+            [
+                SERIAL_FORMAT,
+                self.name,
+                self.seed,
+                self.status,
+                self.moves_played,
+                self.base_rank,
+                self.redeals_left,
+                self.piles,
+            ]
+        )
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Game:
+        """The inverse of :meth:`to_bytes` (``cls`` is the game's class)."""
+        fmt, name, seed, status, moves_played, base_rank, redeals_left, piles = msgpack.unpackb(
+            data
+        )
+        if fmt != SERIAL_FORMAT or name != cls.name or len(piles) != len(cls.piles_of_layout):
+            raise ValueError(f"not a stored {cls.name} game")
+        game = cls(seed)
+        for slot, pile in enumerate(piles):
+            game.piles[slot][:] = pile
+        game.status, game.moves_played = status, moves_played
+        game.base_rank, game.redeals_left = base_rank, redeals_left
+        return game
+
+    def copy(self) -> Game:
+        return type(self).from_bytes(self.to_bytes())
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} seed={self.seed!r} {self.status} score={self.score}>"

@@ -1,0 +1,1 @@
+"""One module per game, each reading like its section of RULES.md."""

@@ -1,0 +1,57 @@
+"""Balcony (1 deck): a Canfield cousin with alternating-colour foundations."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from server.rules import cards
+from server.rules.game import ANY, EMPTY_TABLEAU, NOTHING, Game
+
+
+class Balcony(Game):
+    name = "balcony"
+    title = "Balcony"
+    decks = 1
+    foundation_count = 4
+    tableau_count = 7
+    single_piles = ("reserve", "stock", "waste")
+    routes = {
+        "reserve": ("foundation", EMPTY_TABLEAU),
+        "waste": ("tableau", "foundation"),
+        "tableau": ("tableau", "foundation"),
+        "foundation": ("tableau",),
+    }
+    rule_texts = {
+        "foundation": "foundations build up by one rank in alternating colour, wrapping K→A",
+        "empty foundation": "an empty foundation takes only a {base}",
+        "tableau": "the tableau builds down by one rank in alternating colour (nothing on an A)",
+    }
+    summary = (
+        "1 deck. Foundations build up in alternating colour from the first card's rank, "
+        "wrapping K→A; the tableau builds down in alternating colour; any card may fill an "
+        "empty tableau pile; the reserve's top goes to a foundation or an empty tableau pile; "
+        "one pass through the stock."
+    )
+
+    def deal_table(self, deck: list[int]) -> None:
+        """1 card to foundation[0] (the base rank), 7 to the reserve, 1 to each
+        tableau pile, 37 to the stock (its next card is the deck's next)."""
+        self.foundations[0].append(deck[0])
+        self.base_rank = cards.rank(deck[0])
+        self.reserve.extend(deck[1:8])
+        for index, pile in enumerate(self.tableau):
+            pile.append(deck[8 + index])
+        self.stock.extend(reversed(deck[15:]))
+
+    def foundation_wants(self, index: int) -> Sequence[int]:
+        pile = self.foundations[index]
+        if not pile:
+            assert self.base_rank is not None
+            return cards.faces_of_rank(self.base_rank)
+        if len(pile) >= self.foundation_size:
+            return NOTHING
+        return cards.UP_ALTERNATE_WRAP[pile[-1] % 52]
+
+    def tableau_wants(self, index: int) -> Sequence[int]:
+        pile = self.tableau[index]
+        return cards.DOWN_ALTERNATE[pile[-1] % 52] if pile else ANY
