@@ -1,0 +1,153 @@
+"""The Starlette application: routes, error handling, start-up and shut-down."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import secrets
+from collections.abc import AsyncIterator
+from typing import Any
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+
+from server import rest
+from server.codec import respond
+from server.config import Settings
+from server.errors import ApiError
+from server.hub import Hub
+from server.openapi import openapi_document
+from server.service import GameService
+from server.store import Store
+from server.ws import websocket_endpoint
+
+log = logging.getLogger("server")
+
+SECRET_KEY = "server:secret"
+
+
+def embedded_redis() -> Redis:
+    """An in-process stand-in for Redis, for running with no Redis at all."""
+    import fakeredis
+
+    return fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer(version=(7, 0)))
+
+
+async def shared_secret(redis: Redis, configured: str) -> bytes:
+    """The configured secret, or one created once in Redis for every instance."""
+    if configured:
+        return configured.encode()
+    await redis.set(SECRET_KEY, secrets.token_hex(32), nx=True)
+    value = await redis.get(SECRET_KEY)
+    assert isinstance(value, bytes)
+    return value
+
+
+async def healthz(request: Request) -> Response:
+    return JSONResponse({"status": "ok"})
+
+
+async def readyz(request: Request) -> Response:
+    try:
+        await request.app.state.store.ping()
+    except (RedisError, OSError) as error:
+        return JSONResponse(
+            {
+                "status": "unavailable",
+                "error": {"code": "store_unavailable", "message": str(error)},
+            },
+            503,
+        )
+    return JSONResponse({"status": "ready"})
+
+
+async def openapi(request: Request) -> Response:
+    return JSONResponse(openapi_document())
+
+
+async def api_error(request: Request, error: Exception) -> Response:
+    assert isinstance(error, ApiError)
+    return respond(request, {"error": error.body()}, error.status)
+
+
+async def store_error(request: Request, error: Exception) -> Response:
+    log.warning("redis unavailable: %s", error)
+    body = {"code": "store_unavailable", "message": "the store is unreachable; retry later"}
+    return respond(request, {"error": body}, 503)
+
+
+async def http_error(request: Request, error: Exception) -> Response:
+    assert isinstance(error, HTTPException)
+    code = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "malformed")
+    body = {"code": code, "message": str(error.detail)}
+    return respond(request, {"error": body}, error.status_code)
+
+
+async def internal_error(request: Request, error: Exception) -> Response:
+    log.exception("unexpected error", exc_info=error)
+    body = {"code": "internal", "message": "an unexpected server error"}
+    return respond(request, {"error": body}, 500)
+
+
+ROUTES: list[Any] = [
+    Route("/healthz", healthz),
+    Route("/readyz", readyz),
+    Route("/openapi.json", openapi),
+    Route("/v1/players", rest.create_player, methods=["POST"]),
+    Route("/v1/games", rest.list_games, methods=["GET"]),
+    Route("/v1/games", rest.create_game, methods=["POST"]),
+    Route("/v1/games/{id}", rest.get_game, methods=["GET"]),
+    Route("/v1/games/{id}/moves", rest.post_move, methods=["POST"]),
+    Route("/v1/games/{id}/log", rest.get_log, methods=["GET"]),
+    WebSocketRoute("/v1/ws", websocket_endpoint),
+]
+
+
+def create_app(settings: Settings | None = None, redis: Redis | None = None) -> Starlette:
+    """The application; ``redis`` defaults to ``settings.redis_url`` or the embedded store."""
+    settings = settings or Settings.from_environment()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        client = redis
+        if client is None and settings.redis_url:
+            client = Redis.from_url(settings.redis_url, health_check_interval=10)
+        if client is None:
+            log.warning(
+                "no REDIS_URL: using the embedded in-process store; NOTHING PERSISTS "
+                "and only one process can serve it"
+            )
+            client = embedded_redis()
+        store = Store(client)
+        app.state.store = store
+        app.state.service = GameService(store, await shared_secret(client, settings.secret))
+        app.state.hub = Hub(client)
+        await app.state.hub.start()
+        try:
+            yield
+        finally:
+            await app.state.hub.stop()
+            if redis is None:
+                await client.aclose()
+
+    return Starlette(
+        routes=ROUTES,
+        lifespan=lifespan,
+        exception_handlers={
+            ApiError: api_error,
+            RedisError: store_error,
+            OSError: store_error,
+            HTTPException: http_error,
+            Exception: internal_error,
+        },
+    )
+
+
+def app_from_environment() -> Starlette:
+    """Factory for ``uvicorn --factory`` (each worker process builds its own app)."""
+    return create_app(Settings.from_environment())

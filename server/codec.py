@@ -1,0 +1,129 @@
+"""Bytes in, bytes out: JSON and msgpack bodies, frames and field checks."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgpack
+from starlette.requests import Request
+from starlette.responses import Response
+
+from server.errors import ApiError
+
+JSON = "application/json"
+MSGPACK = "application/msgpack"
+MSGPACK_ALIASES = ("application/msgpack", "application/x-msgpack", "application/vnd.msgpack")
+
+#: Largest REST body or WebSocket frame the server reads, in bytes.
+MAX_MESSAGE_BYTES = 16 * 1024
+
+
+def unpack(data: bytes) -> Any:
+    """Decode a msgpack message, with limits, or raise ``malformed``."""
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise ApiError("frame_too_large", f"messages are at most {MAX_MESSAGE_BYTES} bytes")
+    try:
+        return msgpack.unpackb(data, raw=False, strict_map_key=True, max_buffer_size=len(data))
+    except Exception as error:  # msgpack raises several unrelated types
+        raise ApiError("malformed", f"not valid msgpack: {error}") from None
+
+
+def pack(message: Any) -> bytes:
+    return msgpack.packb(message, use_bin_type=True)
+
+
+def parse_json(data: bytes) -> Any:
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise ApiError("frame_too_large", f"bodies are at most {MAX_MESSAGE_BYTES} bytes")
+    try:
+        return json.loads(data)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ApiError("malformed", f"not valid JSON: {error}") from None
+
+
+def wants_msgpack(request: Request) -> bool:
+    """Content negotiation on Accept (by q-value): msgpack or JSON (the default)."""
+    accept = request.headers.get("accept", "").strip()
+    if not accept:
+        return False
+    ranked = []
+    for position, part in enumerate(accept.split(",")):
+        media, *params = (piece.strip() for piece in part.split(";"))
+        quality = 1.0
+        for param in params:
+            if param.startswith("q="):
+                try:
+                    quality = float(param[2:])
+                except ValueError:
+                    quality = 0.0
+        ranked.append((-quality, position, media.lower()))
+    for negative_quality, _, media in sorted(ranked):
+        if negative_quality == 0:
+            break
+        if media in MSGPACK_ALIASES:
+            return True
+        if media in (JSON, "*/*", "application/*"):
+            return False
+    raise ApiError("not_acceptable", "Accept must allow application/json or application/msgpack")
+
+
+async def read_body(request: Request) -> Any:
+    """The request body decoded by its Content-Type (JSON when absent)."""
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > MAX_MESSAGE_BYTES:
+        raise ApiError("frame_too_large", f"bodies are at most {MAX_MESSAGE_BYTES} bytes")
+    chunks = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_MESSAGE_BYTES:
+            raise ApiError("frame_too_large", f"bodies are at most {MAX_MESSAGE_BYTES} bytes")
+        chunks.append(chunk)
+    data = b"".join(chunks)
+    media = request.headers.get("content-type", JSON).split(";")[0].strip().lower()
+    if not data:
+        return {}
+    if media in MSGPACK_ALIASES:
+        return unpack(data)
+    if media in (JSON, "text/json", ""):
+        return parse_json(data)
+    raise ApiError("unsupported_media_type", f"Content-Type {media!r}: use {JSON} or {MSGPACK}")
+
+
+def respond(request: Request, content: Any, status: int = 200) -> Response:
+    """``content`` as JSON or msgpack, whichever the client asked for."""
+    try:
+        use_msgpack = wants_msgpack(request)
+    except ApiError:
+        use_msgpack = False  # a 406 is itself answered in JSON
+    if use_msgpack:
+        return Response(pack(content), status, media_type=MSGPACK)
+    body = json.dumps(content, separators=(",", ":"), ensure_ascii=False).encode()
+    return Response(body, status, media_type=JSON)
+
+
+def check_fields(
+    message: Any,
+    required: dict[str, type | tuple[type, ...]],
+    optional: dict[str, type | tuple[type, ...]] | None = None,
+) -> dict[str, Any]:
+    """``message`` as a dict with exactly these fields, or the typed error."""
+    if not isinstance(message, dict):
+        raise ApiError("malformed", "a message is a map")
+    optional = optional or {}
+    for name in message:
+        if name not in required and name not in optional:
+            raise ApiError("unknown_field", f"unknown field {str(name)[:40]!r}", field=str(name))
+    for name, kind in {**required, **optional}.items():
+        if name not in message:
+            if name in required:
+                raise ApiError("missing_field", f"missing field {name!r}", field=name)
+            continue
+        value = message[name]
+        if value is None and name in optional:
+            continue
+        # bool is an int in Python; no field of the protocol accepts true/false as a number.
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+            raise ApiError("invalid_field", f"field {name!r} has the wrong type", field=name)
+    return message

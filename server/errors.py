@@ -1,0 +1,55 @@
+"""The error codes of the API (``protocol/ERRORS.md`` is the reference table).
+
+Every failure a client can cause is an :class:`ApiError` with a stable
+``code``; REST answers it with ``status`` and ``{"error": {...}}``, the
+WebSocket with ``{"type": "error", ...}`` or a ``rejected`` reply.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: code -> (HTTP status, meaning).  protocol/ERRORS.md mirrors this table.
+ERROR_CODES: dict[str, tuple[int, str]] = {
+    "malformed": (400, "the body or frame is not valid JSON/msgpack, or not a map"),
+    "unknown_type": (400, "the WebSocket message type is not one of the protocol's"),
+    "missing_field": (400, "a required field is absent"),
+    "unknown_field": (400, "a field the message does not have"),
+    "invalid_field": (400, "a field has the wrong type or an out-of-range value"),
+    "frame_too_large": (413, "the body or frame exceeds the size limit"),
+    "unsupported_media_type": (415, "Content-Type is neither application/json nor msgpack"),
+    "not_acceptable": (406, "Accept names neither application/json nor msgpack"),
+    "unauthorized": (401, "missing, malformed, forged or expired token"),
+    "not_authenticated": (401, "a WebSocket message that needs 'auth' came first"),
+    "forbidden": (403, "only the game's owner may move in it"),
+    "unknown_game": (404, "no game has this id (or it expired)"),
+    "unknown_game_name": (404, "not one of the five games"),
+    "not_found": (404, "no such route"),
+    "method_not_allowed": (405, "the route does not take this method"),
+    "invalid_seed": (400, "the seed is not 1-128 characters of A-Z a-z 0-9 . _ : -"),
+    "malformed_move": (400, "the move text is not a move"),
+    "illegal_move": (422, "the rules do not allow this move now (the reason says why)"),
+    "game_over": (409, "the game is over: no move is legal"),
+    "stale": (409, "the move was made against an old version; 'version' is the current one"),
+    "too_many_errors": (400, "the connection broke the protocol too often and is closed"),
+    "store_unavailable": (503, "Redis cannot be reached; retry later"),
+    "internal": (500, "an unexpected server error"),
+}
+
+
+class ApiError(Exception):
+    """A typed error for the client: ``code`` from :data:`ERROR_CODES`."""
+
+    def __init__(self, code: str, message: str, **details: Any) -> None:
+        assert code in ERROR_CODES, code
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details
+
+    @property
+    def status(self) -> int:
+        return ERROR_CODES[self.code][0]
+
+    def body(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, **self.details}

@@ -1,0 +1,255 @@
+"""The OpenAPI 3.1 document served at ``/openapi.json``.
+
+Written by hand next to the routes it describes; a test checks that every
+route of the app is here and nothing else is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.errors import ERROR_CODES
+from server.rules import GAME_NAMES
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _body(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    content = {"application/json": {"schema": schema}, "application/msgpack": {"schema": schema}}
+    return {"description": description, "content": content}
+
+
+def _errors(*statuses: int) -> dict[str, Any]:
+    return {str(status): _body(_ref("Error"), "an error (see Error.code)") for status in statuses}
+
+
+SECURED: list[dict[str, list[str]]] = [{"bearer": []}]
+OPTIONAL_AUTH: list[dict[str, list[str]]] = [{}, {"bearer": []}]
+GAME_ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+
+SCHEMAS: dict[str, Any] = {
+    "Error": {
+        "type": "object",
+        "required": ["error"],
+        "properties": {
+            "error": {
+                "type": "object",
+                "required": ["code", "message"],
+                "properties": {
+                    "code": {"type": "string", "enum": sorted(ERROR_CODES)},
+                    "message": {"type": "string"},
+                    "field": {"type": "string"},
+                    "version": {"type": "integer", "description": "current version (stale)"},
+                    "reason_code": {"type": "string", "description": "engine's reason"},
+                },
+            }
+        },
+    },
+    "Player": {
+        "type": "object",
+        "required": ["player_id", "token"],
+        "properties": {"player_id": {"type": "string"}, "token": {"type": "string"}},
+    },
+    "GameInfo": {
+        "type": "object",
+        "required": ["name", "title", "decks", "summary"],
+        "properties": {
+            "name": {"type": "string", "enum": list(GAME_NAMES)},
+            "title": {"type": "string"},
+            "decks": {"type": "integer"},
+            "summary": {"type": "string"},
+        },
+    },
+    "Snapshot": {
+        "type": "object",
+        "required": ["id", "game", "version", "status", "score", "view", "legal_moves"],
+        "properties": {
+            "id": {"type": "string"},
+            "game": {"type": "string", "enum": list(GAME_NAMES)},
+            "version": {"type": "integer"},
+            "status": {"type": "string", "enum": ["playing", "won", "stuck", "resigned"]},
+            "score": {"type": "integer"},
+            "view": {"type": "object", "description": "client view, protocol/VIEW.md"},
+            "legal_moves": {
+                "type": ["array", "null"],
+                "items": {"type": "string"},
+                "description": "move texts; null unless the caller owns the game",
+            },
+        },
+    },
+    "Patch": {
+        "type": "object",
+        "description": "protocol/WEBSOCKET.md, message 'patch'",
+        "required": ["type", "game_id", "from", "to", "move", "ops", "status", "score"],
+        "properties": {
+            "type": {"const": "patch"},
+            "game_id": {"type": "string"},
+            "from": {"type": "integer"},
+            "to": {"type": "integer"},
+            "move": {"type": "string"},
+            "ops": {"type": "array", "items": {"type": "object"}},
+            "status": {"type": "string"},
+            "score": {"type": "integer"},
+            "redeals_left": {"type": "integer"},
+        },
+    },
+    "Log": {
+        "type": "object",
+        "required": ["game_id", "game", "status", "version", "seed", "moves"],
+        "properties": {
+            "game_id": {"type": "string"},
+            "game": {"type": "string"},
+            "status": {"type": "string"},
+            "version": {"type": "integer"},
+            "seed": {"type": ["string", "null"], "description": "null while the game is on"},
+            "moves": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "version": {"type": "integer"},
+                        "move": {"type": "string"},
+                        "server_time": {"type": "integer", "description": "Unix ms"},
+                        "client_time": {"type": ["integer", "null"]},
+                        "hash": {"type": "string", "description": "state hash after"},
+                    },
+                },
+            },
+        },
+    },
+}
+
+
+def openapi_document() -> dict[str, Any]:
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Solitaire game server",
+            "version": "1",
+            "description": "REST half of the protocol; the WebSocket /v1/ws is in "
+            "protocol/WEBSOCKET.md. Every route accepts and returns application/json "
+            "or application/msgpack (Content-Type / Accept).",
+        },
+        "components": {
+            "schemas": SCHEMAS,
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        },
+        "paths": {
+            "/healthz": {
+                "get": {
+                    "summary": "Liveness",
+                    "responses": {"200": {"description": "the process is up"}},
+                }
+            },
+            "/readyz": {
+                "get": {
+                    "summary": "Readiness: Redis reachable",
+                    "responses": {
+                        "200": {"description": "ready"},
+                        "503": {"description": "Redis unreachable"},
+                    },
+                }
+            },
+            "/openapi.json": {
+                "get": {"summary": "This document", "responses": {"200": {"description": "ok"}}}
+            },
+            "/v1/players": {
+                "post": {
+                    "summary": "Create an anonymous player and its bearer token (30 days)",
+                    "responses": {"201": _body(_ref("Player"), "the player"), **_errors(400)},
+                }
+            },
+            "/v1/games": {
+                "get": {
+                    "summary": "The five games with a short rules summary",
+                    "responses": {
+                        "200": _body(
+                            {
+                                "type": "object",
+                                "properties": {
+                                    "games": {"type": "array", "items": _ref("GameInfo")}
+                                },
+                            },
+                            "the games",
+                        )
+                    },
+                },
+                "post": {
+                    "summary": "Start a casual game (random seed unless given)",
+                    "security": SECURED,
+                    "requestBody": _body(
+                        {
+                            "type": "object",
+                            "required": ["game"],
+                            "additionalProperties": False,
+                            "properties": {
+                                "game": {"type": "string", "enum": list(GAME_NAMES)},
+                                "seed": {"type": "string", "pattern": "^[A-Za-z0-9._:-]{1,128}$"},
+                            },
+                        },
+                        "the game to start",
+                    ),
+                    "responses": {
+                        "201": _body(_ref("Snapshot"), "the new game"),
+                        **_errors(400, 401, 404, 413, 415),
+                    },
+                },
+            },
+            "/v1/games/{id}": {
+                "get": {
+                    "summary": "A game's snapshot (legal_moves for its owner only)",
+                    "parameters": [GAME_ID],
+                    "security": OPTIONAL_AUTH,
+                    "responses": {"200": _body(_ref("Snapshot"), "the game"), **_errors(401, 404)},
+                }
+            },
+            "/v1/games/{id}/moves": {
+                "post": {
+                    "summary": "Play a move made against 'version'",
+                    "parameters": [GAME_ID],
+                    "security": SECURED,
+                    "requestBody": _body(
+                        {
+                            "type": "object",
+                            "required": ["move", "version"],
+                            "additionalProperties": False,
+                            "properties": {
+                                "move": {
+                                    "type": "string",
+                                    "examples": ["tableau[3]>foundation[0]"],
+                                },
+                                "version": {"type": "integer"},
+                                "move_id": {"type": "string", "maxLength": 64},
+                                "client_time": {"type": "integer", "description": "Unix ms"},
+                            },
+                        },
+                        "the move",
+                    ),
+                    "responses": {
+                        "200": _body(
+                            {
+                                "type": "object",
+                                "required": ["snapshot", "patch", "duplicate"],
+                                "properties": {
+                                    "snapshot": _ref("Snapshot"),
+                                    "patch": {"oneOf": [_ref("Patch"), {"type": "null"}]},
+                                    "duplicate": {"type": "boolean"},
+                                },
+                            },
+                            "the new snapshot and the patch (null for a repeated move_id)",
+                        ),
+                        **_errors(400, 401, 403, 404, 409, 413, 415, 422),
+                    },
+                }
+            },
+            "/v1/games/{id}/log": {
+                "get": {
+                    "summary": "The moves with their times and versions (seed once over)",
+                    "parameters": [GAME_ID],
+                    "responses": {"200": _body(_ref("Log"), "the log"), **_errors(404)},
+                }
+            },
+        },
+    }

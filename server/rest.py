@@ -1,0 +1,82 @@
+"""REST routes under ``/v1`` (``protocol/REST.md``; ``/openapi.json``)."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from server.auth import bearer_token
+from server.codec import check_fields, read_body, respond
+from server.errors import ApiError
+from server.rules import GAMES
+from server.service import GameService
+
+
+def service_of(request: Request) -> GameService:
+    service: GameService = request.app.state.service
+    return service
+
+
+def viewer(request: Request) -> str | None:
+    """The player behind the request's token; None when there is no token."""
+    token = bearer_token(request.headers.get("authorization"))
+    return None if token is None else service_of(request).authenticate(token)
+
+
+def player(request: Request) -> str:
+    """The authenticated player, or ``unauthorized``."""
+    player_id = viewer(request)
+    if player_id is None:
+        raise ApiError("unauthorized", "this route needs 'Authorization: Bearer <token>'")
+    return player_id
+
+
+async def create_player(request: Request) -> Response:
+    check_fields(await read_body(request), {})
+    return respond(request, await service_of(request).create_player(), 201)
+
+
+async def list_games(request: Request) -> Response:
+    games = [
+        {"name": cls.name, "title": cls.title, "decks": cls.decks, "summary": cls.summary}
+        for cls in GAMES.values()
+    ]
+    return respond(request, {"games": games})
+
+
+async def create_game(request: Request) -> Response:
+    owner = player(request)
+    body = check_fields(await read_body(request), {"game": str}, {"seed": str})
+    snapshot = await service_of(request).create_game(owner, body["game"], body.get("seed"))
+    return respond(request, snapshot, 201)
+
+
+async def get_game(request: Request) -> Response:
+    snapshot = await service_of(request).snapshot(request.path_params["id"], viewer(request))
+    return respond(request, snapshot)
+
+
+async def post_move(request: Request) -> Response:
+    player_id = player(request)
+    body = check_fields(
+        await read_body(request),
+        {"move": str, "version": int},
+        {"move_id": str, "client_time": int},
+    )
+    game_id = request.path_params["id"]
+    service = service_of(request)
+    reply, patch, _ = await service.play(
+        game_id,
+        player_id,
+        body["move"],
+        body["version"],
+        move_id=body.get("move_id") or "",
+        client_time=body.get("client_time"),
+    )
+    snapshot = await service.snapshot(game_id, player_id)
+    return respond(request, {"snapshot": snapshot, "patch": patch, "duplicate": reply["duplicate"]})
+
+
+async def get_log(request: Request) -> Response:
+    service = service_of(request)
+    return respond(request, await service.log(request.path_params["id"], viewer(request)))

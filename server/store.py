@@ -1,0 +1,226 @@
+"""The Redis data model (``protocol/REDIS.md`` documents it for operators).
+
+Every key of one game carries the ``{game_id}`` hash tag, so a game lives on
+one Redis Cluster slot and the move script can touch all of its keys
+atomically:
+
+* ``game:{id}``          hash: game, seed, owner, version, state (engine
+  msgpack), status, score, moves, created_at, updated_at (Unix ms)
+* ``game:{id}:log``      stream: one entry per move (version, move, move_id,
+  client_time, server_time, hash = resulting state hash)
+* ``game:{id}:patches``  sorted set: the last :data:`PATCH_HISTORY` patch
+  messages (msgpack), scored by the version they lead to, for resync
+* ``game:{id}:move_ids`` hash: client move id -> version it produced, so a
+  move sent twice is applied once
+* ``player:{id}``        hash: created_at
+
+Patches are published on the channel ``game:{id}`` from inside the move
+script, so every subscriber on every instance sees them in version order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from redis.asyncio import Redis
+
+#: Patches kept per game for resync; an older gap gets a full snapshot.
+PATCH_HISTORY = 200
+#: A game nobody moves in for this long expires (seconds).
+IDLE_TTL = 30 * 24 * 3600
+#: A finished casual game expires this long after its last move (seconds).
+FINISHED_TTL = 7 * 24 * 3600
+
+GAME_FIELDS = (
+    "game",
+    "seed",
+    "owner",
+    "version",
+    "state",
+    "status",
+    "score",
+    "moves",
+    "created_at",
+    "updated_at",
+)
+
+# KEYS: game, log, patches, move_ids
+# ARGV: expected version, move id ('' = none), state, status, score, patch,
+#       move text, client time ('' = none), server time, state hash, patch history,
+#       channel, ttl
+MOVE_SCRIPT = """
+local current = tonumber(redis.call('HGET', KEYS[1], 'version'))
+if not current then return {'missing', 0} end
+if ARGV[2] ~= '' then
+  local seen = redis.call('HGET', KEYS[4], ARGV[2])
+  if seen then return {'duplicate', tonumber(seen)} end
+end
+if current ~= tonumber(ARGV[1]) then return {'stale', current} end
+local version = current + 1
+redis.call('HSET', KEYS[1], 'version', version, 'state', ARGV[3], 'status', ARGV[4],
+           'score', ARGV[5], 'updated_at', ARGV[9])
+redis.call('HINCRBY', KEYS[1], 'moves', 1)
+redis.call('XADD', KEYS[2], '*', 'version', version, 'move', ARGV[7], 'move_id', ARGV[2],
+           'client_time', ARGV[8], 'server_time', ARGV[9], 'hash', ARGV[10])
+redis.call('ZADD', KEYS[3], version, ARGV[6])
+redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -tonumber(ARGV[11]) - 1)
+if ARGV[2] ~= '' then redis.call('HSET', KEYS[4], ARGV[2], version) end
+for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[13]) end
+redis.call('PUBLISH', ARGV[12], ARGV[6])
+return {'ok', version}
+"""
+
+
+def game_key(game_id: str) -> str:
+    return f"game:{{{game_id}}}"
+
+
+def game_keys(game_id: str) -> list[str]:
+    key = game_key(game_id)
+    return [key, f"{key}:log", f"{key}:patches", f"{key}:move_ids"]
+
+
+def channel(game_id: str) -> str:
+    """The pub/sub channel of a game's patches."""
+    return game_key(game_id)
+
+
+def game_id_of_channel(name: str) -> str:
+    return name[len("game:{") : -1]
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    id: str
+    game: str
+    seed: str
+    owner: str
+    version: int
+    state: bytes
+    status: str
+    score: int
+    moves: int
+    created_at: int
+    updated_at: int
+
+
+@dataclass(frozen=True)
+class MoveResult:
+    outcome: str  # ok, stale, duplicate, missing
+    version: int
+
+
+class Store:
+    """The game server's use of Redis; one per process."""
+
+    def __init__(self, redis: Redis) -> None:
+        self.redis: Any = redis  # redis-py's stubs type replies loosely
+        self._move_script = redis.register_script(MOVE_SCRIPT)
+
+    async def ping(self) -> bool:
+        return bool(await self.redis.ping())
+
+    async def add_player(self, player_id: str, now_ms: int) -> None:
+        await self.redis.hset(f"player:{{{player_id}}}", mapping={"created_at": now_ms})
+
+    async def create_game(
+        self,
+        game_id: str,
+        *,
+        game: str,
+        seed: str,
+        owner: str,
+        state: bytes,
+        status: str,
+        score: int,
+        now_ms: int,
+    ) -> None:
+        key = game_key(game_id)
+        fields: dict[str | bytes, Any] = {
+            "game": game,
+            "seed": seed,
+            "owner": owner,
+            "version": 0,
+            "state": state,
+            "status": status,
+            "score": score,
+            "moves": 0,
+            "created_at": now_ms,
+            "updated_at": now_ms,
+        }
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(key, mapping=fields)
+            pipe.expire(key, IDLE_TTL)
+            await pipe.execute()
+
+    async def load(self, game_id: str) -> StoredGame | None:
+        values = await self.redis.hmget(game_key(game_id), GAME_FIELDS)
+        if values[0] is None:
+            return None
+        fields = dict(zip(GAME_FIELDS, values, strict=True))
+        return StoredGame(
+            id=game_id,
+            game=fields["game"].decode(),
+            seed=fields["seed"].decode(),
+            owner=fields["owner"].decode(),
+            version=int(fields["version"]),
+            state=fields["state"],
+            status=fields["status"].decode(),
+            score=int(fields["score"]),
+            moves=int(fields["moves"]),
+            created_at=int(fields["created_at"]),
+            updated_at=int(fields["updated_at"]),
+        )
+
+    async def apply_move(
+        self,
+        game_id: str,
+        *,
+        expected_version: int,
+        move_id: str,
+        state: bytes,
+        status: str,
+        score: int,
+        patch: bytes,
+        move: str,
+        client_time: int | None,
+        server_time: int,
+        state_hash: str,
+        finished: bool,
+    ) -> MoveResult:
+        """Compare-and-set: store the move only if the version is still ``expected``."""
+        outcome, version = await self._move_script(
+            keys=game_keys(game_id),
+            args=[
+                expected_version,
+                move_id,
+                state,
+                status,
+                score,
+                patch,
+                move,
+                "" if client_time is None else client_time,
+                server_time,
+                state_hash,
+                PATCH_HISTORY,
+                channel(game_id),
+                FINISHED_TTL if finished else IDLE_TTL,
+            ],
+        )
+        return MoveResult(outcome.decode() if isinstance(outcome, bytes) else outcome, version)
+
+    async def patches_after(self, game_id: str, version: int) -> list[bytes] | None:
+        """The stored patches from ``version`` on, in order; None when they no longer
+        reach back that far (the client needs a snapshot)."""
+        key = f"{game_key(game_id)}:patches"
+        entries = await self.redis.zrangebyscore(key, f"({version}", "+inf", withscores=True)
+        if entries and int(entries[0][1]) != version + 1:
+            return None
+        return [patch for patch, _ in entries]
+
+    async def log(self, game_id: str) -> list[dict[str, str]]:
+        entries = await self.redis.xrange(f"{game_key(game_id)}:log")
+        return [
+            {key.decode(): value.decode() for key, value in fields.items()} for _, fields in entries
+        ]

@@ -1,0 +1,310 @@
+"""The WebSocket endpoint ``/v1/ws``: msgpack frames (``protocol/WEBSOCKET.md``)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from redis.exceptions import RedisError
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from server.codec import check_fields, pack, unpack
+from server.errors import ApiError
+from server.hub import Hub, Patch
+from server.service import GameService
+
+log = logging.getLogger("server.ws")
+
+#: Consecutive protocol errors after which the connection is closed.
+MAX_PROTOCOL_ERRORS = 10
+#: Frames queued for a client that does not read before it is dropped.
+SEND_QUEUE = 2048
+#: Errors that are the client's protocol mistakes (not moves the rules refuse).
+PROTOCOL_ERRORS = {
+    "malformed",
+    "unknown_type",
+    "missing_field",
+    "unknown_field",
+    "invalid_field",
+    "frame_too_large",
+    "not_authenticated",
+    "unauthorized",
+}
+CLOSE_POLICY_VIOLATION = 1008
+CLOSE_TRY_AGAIN_LATER = 1013
+
+MOVE_FIELDS: dict[str, Any] = {
+    "type": str,
+    "game_id": str,
+    "move": str,
+    "version": int,
+    "move_id": str,
+}
+
+
+@dataclass
+class Subscription:
+    game_id: str
+    role: str
+    #: Version the client has; None while a resync is running.
+    version: int | None = None
+    pending: list[tuple[int, int, bytes]] = field(default_factory=list)
+
+
+class Connection:
+    """One client socket: its player, its subscriptions, its send queue."""
+
+    def __init__(self, websocket: WebSocket, service: GameService, hub: Hub) -> None:
+        self.websocket = websocket
+        self.service = service
+        self.hub = hub
+        self.player_id: str | None = None
+        self.subscriptions: dict[str, Subscription] = {}
+        self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue(SEND_QUEUE)
+        self.protocol_errors = 0
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    # -- sending ------------------------------------------------------------
+
+    def send(self, message: dict[str, Any] | bytes) -> None:
+        frame = message if isinstance(message, bytes) else pack(message)
+        try:
+            self.outbox.put_nowait(frame)
+        except asyncio.QueueFull:
+            log.warning("client does not read; closing")
+            self.close_soon(CLOSE_TRY_AGAIN_LATER)
+
+    def close_soon(self, code: int) -> None:
+        self.closing = code
+        self.outbox = asyncio.Queue(1)
+        self.outbox.put_nowait(None)
+
+    closing: int | None = None
+
+    async def writer(self) -> None:
+        while True:
+            frame = await self.outbox.get()
+            if frame is None:
+                await self.websocket.close(self.closing or 1000)
+                return
+            await self.websocket.send_bytes(frame)
+
+    def spawn(self, coroutine: Any) -> None:
+        task = asyncio.create_task(coroutine)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    # -- receiving ----------------------------------------------------------
+
+    async def handle(self, data: bytes | None) -> None:
+        message: Any = None
+        try:
+            if data is None:
+                raise ApiError("malformed", "frames are binary msgpack, not text")
+            message = unpack(data)
+            if not isinstance(message, dict):
+                raise ApiError("malformed", "a message is a msgpack map")
+            kind = message.get("type")
+            handler = HANDLERS.get(kind) if isinstance(kind, str) else None
+            if handler is None:
+                raise ApiError("unknown_type", f"unknown message type {str(kind)[:40]!r}")
+            await handler(self, message)
+            self.protocol_errors = 0
+        except ApiError as error:
+            self.reply_error(error, message)
+        except RedisError as error:
+            log.warning("redis unavailable: %s", error)
+            self.reply_error(
+                ApiError("store_unavailable", "the store is unreachable; retry"), message
+            )
+
+    def reply_error(self, error: ApiError, message: Any) -> None:
+        if error.code in PROTOCOL_ERRORS:
+            self.protocol_errors += 1
+        if isinstance(message, dict) and message.get("type") == "move":
+            move_id = message.get("move_id")
+            self.send(
+                {
+                    "type": "rejected",
+                    "move_id": move_id if isinstance(move_id, str) else None,
+                    "game_id": message.get("game_id")
+                    if isinstance(message.get("game_id"), str)
+                    else None,
+                    **error.body(),
+                }
+            )
+        else:
+            kind = message.get("type") if isinstance(message, dict) else None
+            self.send(
+                {
+                    "type": "error",
+                    "in_reply_to": kind if isinstance(kind, str) else None,
+                    **error.body(),
+                }
+            )
+        if self.protocol_errors >= MAX_PROTOCOL_ERRORS:
+            self.send(
+                {
+                    "type": "error",
+                    "in_reply_to": None,
+                    **ApiError("too_many_errors", "too many protocol errors; closing").body(),
+                }
+            )
+            self.close_soon(CLOSE_POLICY_VIOLATION)
+
+    # -- messages -----------------------------------------------------------
+
+    async def on_auth(self, message: dict[str, Any]) -> None:
+        check_fields(message, {"type": str, "token": str})
+        self.player_id = self.service.authenticate(message["token"])
+        self.send({"type": "authenticated", "player_id": self.player_id})
+
+    async def on_ping(self, message: dict[str, Any]) -> None:
+        check_fields(message, {"type": str}, {"nonce": (str, int)})
+        self.send(
+            {"type": "pong", "nonce": message.get("nonce"), "server_time": int(time.time() * 1000)}
+        )
+
+    async def on_subscribe(self, message: dict[str, Any]) -> None:
+        check_fields(message, {"type": str, "game_id": str}, {"version": int})
+        game_id = message["game_id"]
+        stored = await self.service.load(game_id)
+        role = "owner" if self.player_id == stored.owner else "spectator"
+        old = self.subscriptions.get(game_id)
+        if old is not None:
+            await self.hub.remove(game_id, self.on_patch)
+        subscription = Subscription(game_id, role)
+        self.subscriptions[game_id] = subscription
+        await self.hub.add(game_id, self.on_patch)
+        self.send(
+            {"type": "subscribed", "game_id": game_id, "role": role, "version": stored.version}
+        )
+        await self.resync(subscription, message.get("version"))
+
+    async def on_unsubscribe(self, message: dict[str, Any]) -> None:
+        check_fields(message, {"type": str, "game_id": str})
+        game_id = message["game_id"]
+        if self.subscriptions.pop(game_id, None) is not None:
+            await self.hub.remove(game_id, self.on_patch)
+        self.send({"type": "unsubscribed", "game_id": game_id})
+
+    async def on_move(self, message: dict[str, Any]) -> None:
+        check_fields(message, MOVE_FIELDS, {"client_time": int})
+        if self.player_id is None:
+            raise ApiError("not_authenticated", "send 'auth' with your token first")
+        if not 1 <= len(message["move_id"]) <= 64:
+            raise ApiError("invalid_field", "move_id is 1-64 characters", field="move_id")
+        reply, _, game = await self.service.play(
+            message["game_id"],
+            self.player_id,
+            message["move"],
+            message["version"],
+            move_id=message["move_id"],
+            client_time=message.get("client_time"),
+        )
+        self.send(
+            {
+                "type": "accepted",
+                "move_id": message["move_id"],
+                "game_id": message["game_id"],
+                "version": reply["version"],
+                "duplicate": reply["duplicate"],
+                "status": game.status,
+                "score": game.score,
+                "legal_moves": game.legal_moves(),
+            }
+        )
+
+    # -- patches ------------------------------------------------------------
+
+    def on_patch(self, game_id: str, patch: Patch | None) -> None:
+        """Called by the hub for each published patch (None: resync needed)."""
+        subscription = self.subscriptions.get(game_id)
+        if subscription is None:
+            return
+        if patch is None:
+            if subscription.version is not None:
+                self.spawn(self.resync(subscription, subscription.version))
+            return
+        start, end, frame = patch
+        if subscription.version is None:
+            subscription.pending.append((start, end, frame))
+        elif end <= subscription.version:
+            return
+        elif start == subscription.version:
+            subscription.version = end
+            self.send(frame)
+        else:
+            self.spawn(self.resync(subscription, subscription.version))
+
+    async def resync(self, subscription: Subscription, version: int | None) -> None:
+        """Bring the client from ``version`` to now: missed patches or a snapshot."""
+        subscription.version = None
+        subscription.pending = []
+        try:
+            patches = await self.service.resync(subscription.game_id, version)
+        except (ApiError, RedisError):
+            patches = None
+            if version is None:
+                raise
+        if patches is None:
+            snapshot = await self.service.snapshot(subscription.game_id, self.player_id)
+            self.send({"type": "snapshot", "game_id": subscription.game_id, "snapshot": snapshot})
+            current = snapshot["version"]
+        else:
+            current = version or 0
+            for frame in patches:
+                self.send(frame)
+                current += 1
+        if self.subscriptions.get(subscription.game_id) is not subscription:
+            return
+        for start, end, frame in sorted(subscription.pending):
+            if end <= current:
+                continue
+            if start != current:
+                await self.resync(subscription, current)
+                return
+            self.send(frame)
+            current = end
+        subscription.pending = []
+        subscription.version = current
+
+    async def close(self) -> None:
+        for game_id in list(self.subscriptions):
+            await self.hub.remove(game_id, self.on_patch)
+        self.subscriptions.clear()
+        for task in list(self.tasks):
+            task.cancel()
+
+
+HANDLERS = {
+    "auth": Connection.on_auth,
+    "ping": Connection.on_ping,
+    "subscribe": Connection.on_subscribe,
+    "unsubscribe": Connection.on_unsubscribe,
+    "move": Connection.on_move,
+}
+
+
+async def websocket_endpoint(websocket: WebSocket) -> None:
+    await websocket.accept()
+    state = websocket.app.state
+    connection = Connection(websocket, state.service, state.hub)
+    writer = asyncio.create_task(connection.writer())
+    try:
+        while not writer.done():
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            await connection.handle(message.get("bytes"))
+    except WebSocketDisconnect:
+        pass
+    finally:
+        await connection.close()
+        writer.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await writer
