@@ -140,10 +140,9 @@ class GameService:
             self._put(stored, game)
             raise ApiError("forbidden", "only the game's owner may move in it")
         if stored.version != version:
-            if move_id and await self.store.redis.hexists(f"game:{{{game_id}}}:move_ids", move_id):
-                self._put(stored, game)
-                return await self._duplicate(game_id, move_id, player_id)
             self._put(stored, game)
+            if move_id and await self.store.move_id_version(game_id, move_id) is not None:
+                return await self._duplicate(game_id, move_id)
             raise ApiError(
                 "stale",
                 f"the game is at version {stored.version}, not {version}",
@@ -191,7 +190,7 @@ class GameService:
             self._put(new, game)
             return {"version": result.version, "duplicate": False}, patch, game
         if result.outcome == "duplicate":
-            return await self._duplicate(game_id, move_id, player_id)
+            return await self._duplicate(game_id, move_id)
         if result.outcome == "missing":
             raise ApiError("unknown_game", f"no game {game_id!r} (it may have expired)")
         raise ApiError(
@@ -200,14 +199,13 @@ class GameService:
             version=result.version,
         )
 
-    async def _duplicate(
-        self, game_id: str, move_id: str, player_id: str
-    ) -> tuple[dict[str, Any], None, Game]:
-        """A move id already applied: its version, and the game as it is now."""
-        applied = await self.store.redis.hget(f"game:{{{game_id}}}:move_ids", move_id)
+    async def _duplicate(self, game_id: str, move_id: str) -> tuple[dict[str, Any], None, Game]:
+        """A move id already applied: the version it produced, and the game as it is now."""
+        applied = await self.store.move_id_version(game_id, move_id)
         stored = await self.load(game_id)
         game = load_game(stored.state)
-        return {"version": int(applied or stored.version), "duplicate": True}, None, game
+        version = stored.version if applied is None else applied
+        return {"version": version, "duplicate": True}, None, game
 
     async def _take(self, game_id: str, version: int) -> tuple[StoredGame, Game]:
         """The game at ``version`` if cached (removed from the cache while in use),

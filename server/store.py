@@ -210,6 +210,11 @@ class Store:
         )
         return MoveResult(outcome.decode() if isinstance(outcome, bytes) else outcome, version)
 
+    async def move_id_version(self, game_id: str, move_id: str) -> int | None:
+        """The version a client move id produced, if it was applied."""
+        version = await self.redis.hget(f"{game_key(game_id)}:move_ids", move_id)
+        return None if version is None else int(version)
+
     async def patches_after(self, game_id: str, version: int) -> list[bytes] | None:
         """The stored patches from ``version`` on, in order; None when they no longer
         reach back that far (the client needs a snapshot)."""

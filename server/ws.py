@@ -15,6 +15,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from server.codec import check_fields, pack, unpack
 from server.errors import ApiError
 from server.hub import Hub, Patch
+from server.rules import load_game
 from server.service import GameService
 
 log = logging.getLogger("server.ws")
@@ -180,8 +181,15 @@ class Connection:
         subscription = Subscription(game_id, role)
         self.subscriptions[game_id] = subscription
         await self.hub.add(game_id, self.on_patch)
+        legal_moves = load_game(stored.state).legal_moves() if role == "owner" else None
         self.send(
-            {"type": "subscribed", "game_id": game_id, "role": role, "version": stored.version}
+            {
+                "type": "subscribed",
+                "game_id": game_id,
+                "role": role,
+                "version": stored.version,
+                "legal_moves": legal_moves,
+            }
         )
         await self.resync(subscription, message.get("version"))
 
