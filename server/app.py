@@ -104,6 +104,12 @@ ROUTES: list[Any] = [
     Route("/v1/games/{id}", rest.get_game, methods=["GET"]),
     Route("/v1/games/{id}/moves", rest.post_move, methods=["POST"]),
     Route("/v1/games/{id}/log", rest.get_log, methods=["GET"]),
+    Route("/v1/games/{id}/replay", rest.get_replay, methods=["GET"]),
+    Route("/v1/daily/{game}", rest.get_daily, methods=["GET"]),
+    Route("/v1/daily/{game}", rest.start_daily, methods=["POST"]),
+    Route("/v1/daily/{game}/{date}", rest.get_daily, methods=["GET"]),
+    Route("/v1/leaderboards/{game}/{date}", rest.get_leaderboard, methods=["GET"]),
+    Route("/v1/leaderboards/{game}/{date}/me", rest.get_my_rank, methods=["GET"]),
     WebSocketRoute("/v1/ws", websocket_endpoint),
 ]
 

@@ -79,4 +79,44 @@ async def post_move(request: Request) -> Response:
 
 async def get_log(request: Request) -> Response:
     service = service_of(request)
-    return respond(request, await service.log(request.path_params["id"], viewer(request)))
+    return respond(request, await service.log(request.path_params["id"]))
+
+
+def query_int(request: Request, name: str, default: int, low: int, high: int) -> int:
+    text = request.query_params.get(name)
+    if text is None:
+        return default
+    if not text.isdigit() or not low <= int(text) <= high:
+        raise ApiError("invalid_field", f"{name} is an integer from {low} to {high}", field=name)
+    return int(text)
+
+
+async def get_daily(request: Request) -> Response:
+    params = request.path_params
+    return respond(request, service_of(request).challenge(params["game"], params.get("date")))
+
+
+async def start_daily(request: Request) -> Response:
+    player_id = player(request)
+    check_fields(await read_body(request), {})
+    snapshot = await service_of(request).start_daily(player_id, request.path_params["game"])
+    return respond(request, snapshot)
+
+
+async def get_leaderboard(request: Request) -> Response:
+    limit = query_int(request, "limit", 100, 1, 1000)
+    params = request.path_params
+    board = await service_of(request).leaderboard(params["game"], params["date"], limit)
+    return respond(request, board)
+
+
+async def get_my_rank(request: Request) -> Response:
+    player_id = player(request)
+    radius = query_int(request, "radius", 5, 0, 50)
+    params = request.path_params
+    mine = await service_of(request).my_rank(params["game"], params["date"], player_id, radius)
+    return respond(request, mine)
+
+
+async def get_replay(request: Request) -> Response:
+    return respond(request, await service_of(request).replay(request.path_params["id"]))

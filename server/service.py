@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import secrets
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
+from protocol import chain
 from protocol.rng import InvalidSeed, random_seed, validate_seed
-from server import auth
+from server import auth, daily
 from server.codec import pack
 from server.errors import ApiError
+from server.leaderboard import Entry, Leaderboards
 from server.rules import GAMES, Game, IllegalMove, UnknownGame, load_game, new_game
-from server.store import Store, StoredGame
+from server.store import RANKED_TTL, Store, StoredGame
+
+REPLAY_FORMAT = "solitaire-replay/1"
 
 #: Games kept decoded in memory per process, to skip a Redis read per move.
 CACHE_SIZE = 10_000
@@ -37,6 +44,7 @@ def snapshot(stored: StoredGame, game: Game, viewer: str | None) -> dict[str, An
         "score": game.score,
         "view": game.view(),
         "legal_moves": game.legal_moves() if owner else None,
+        "daily": stored.daily or None,
     }
 
 
@@ -59,9 +67,18 @@ def patch_message(
     return message
 
 
+def check_game_name(name: object) -> str:
+    if not isinstance(name, str) or name not in GAMES:
+        raise ApiError("unknown_game_name", f"unknown game {str(name)[:40]!r}")
+    return name
+
+
 class GameService:
-    def __init__(self, store: Store, secret: bytes) -> None:
+    def __init__(self, store: Store, secret: bytes, clock: Callable[[], int] = now_ms) -> None:
         self.store = store
+        #: Unix ms; tests move it to close a day.
+        self.clock = clock
+        self.leaderboards = Leaderboards(store.redis)
         self.secret = secret
         # game id -> (stored record, decoded game at that record's version)
         self._cache: OrderedDict[str, tuple[StoredGame, Game]] = OrderedDict()
@@ -70,7 +87,7 @@ class GameService:
 
     async def create_player(self) -> dict[str, str]:
         player_id = auth.new_player_id()
-        await self.store.add_player(player_id, now_ms())
+        await self.store.add_player(player_id, self.clock())
         return {
             "player_id": player_id,
             "token": auth.issue_token(self.secret, player_id, time.time()),
@@ -82,32 +99,102 @@ class GameService:
     # -- games --------------------------------------------------------------
 
     async def create_game(self, owner: str, name: object, seed: object) -> dict[str, Any]:
-        if not isinstance(name, str) or name not in GAMES:
-            raise ApiError("unknown_game_name", f"unknown game {str(name)[:40]!r}")
+        """Start a casual game (a random seed unless one is given)."""
         if seed is None:
             seed = random_seed()
         try:
             seed = validate_seed(seed)  # type: ignore[arg-type]
         except InvalidSeed as error:
             raise ApiError("invalid_seed", str(error)) from None
+        stored, game = await self._deal(new_game_id(), owner, check_game_name(name), seed)
+        return snapshot(stored, game, owner)
+
+    async def _deal(
+        self, game_id: str, owner: str, name: str, seed: str, daily: str = ""
+    ) -> tuple[StoredGame, Game]:
         game = new_game(name, seed)
-        game_id = new_game_id()
-        now = now_ms()
-        state = game.to_bytes()
-        await self.store.create_game(
-            game_id,
+        deal_hash = game.state_hash()
+        now = self.clock()
+        stored = StoredGame(
+            id=game_id,
             game=name,
             seed=seed,
             owner=owner,
-            state=state,
+            daily=daily,
+            version=0,
+            state=game.to_bytes(),
             status=game.status,
             score=game.score,
-            now_ms=now,
+            moves=0,
+            deal_hash=deal_hash,
+            chain_head=chain.genesis(game_id, name, deal_hash),
+            created_at=now,
+            updated_at=now,
+            finished_at=0,
         )
-        stored = StoredGame(
-            game_id, name, seed, owner, 0, state, game.status, game.score, 0, now, now
+        await self.store.create_game(stored)
+        return stored, game
+
+    # -- daily challenges -----------------------------------------------------
+
+    def challenge(self, name: object, date: str | None = None) -> dict[str, Any]:
+        now = self.clock()
+        return daily.challenge(self.secret, check_game_name(name), date or daily.today(now), now)
+
+    async def start_daily(self, player_id: str, name: object) -> dict[str, Any]:
+        """The player's one ranked attempt at today's challenge, started or resumed."""
+        name = check_game_name(name)
+        date = daily.today(self.clock())
+        game_id = new_game_id()
+        existing = await self.store.claim_daily_attempt(name, date, player_id, game_id)
+        if existing is None:
+            stored, game = await self._deal(
+                game_id, player_id, name, daily.daily_seed(self.secret, name, date), daily=date
+            )
+            return snapshot(stored, game, player_id)
+        for _ in range(50):  # the first request may still be dealing it
+            stored_game = await self.store.load(existing)
+            if stored_game is not None:
+                return snapshot(stored_game, load_game(stored_game.state), player_id)
+            await asyncio.sleep(0.02)
+        raise ApiError("internal", "the daily attempt could not be read back")
+
+    async def leaderboard(self, name: object, date: str, limit: int) -> dict[str, Any]:
+        name = check_game_name(name)
+        daily.parse_date(date)
+        return {
+            "game": name,
+            "date": date,
+            "size": await self.leaderboards.size(name, date),
+            "entries": await self.leaderboards.top(name, date, limit),
+        }
+
+    async def my_rank(self, name: object, date: str, player_id: str, radius: int) -> dict[str, Any]:
+        name = check_game_name(name)
+        daily.parse_date(date)
+        rank, entries = await self.leaderboards.around(name, date, player_id, radius)
+        return {
+            "game": name,
+            "date": date,
+            "player_id": player_id,
+            "rank": rank,
+            "entries": entries,
+        }
+
+    async def _record_ranked(self, stored: StoredGame, game: Game) -> None:
+        """Put a ranked game that just ended on its day's leaderboard."""
+        entry = Entry(
+            player_id=stored.owner,
+            game_id=stored.id,
+            score=game.score,
+            won=game.status == "won",
+            moves=stored.moves,
+            elapsed_ms=stored.finished_at - stored.created_at,
+            finished_at=stored.finished_at,
         )
-        return snapshot(stored, game, owner)
+        await self.leaderboards.record(stored.game, stored.daily, entry, RANKED_TTL)
+
+    # -- games ----------------------------------------------------------------
 
     async def load(self, game_id: object) -> StoredGame:
         if not isinstance(game_id, str) or len(game_id) > 64:
@@ -157,8 +244,10 @@ class GameService:
                 code, error.reason, reason_code=error.code, version=stored.version
             ) from None
         patch = patch_message(game_id, version, str(move), ops, game)
-        now = now_ms()
+        now = self.clock()
         state = game.to_bytes()
+        state_hash = game.state_hash()
+        link = chain.next_link(stored.chain_head, version + 1, patch["move"], now, state_hash)
         result = await self.store.apply_move(
             game_id,
             expected_version=version,
@@ -170,24 +259,26 @@ class GameService:
             move=patch["move"],
             client_time=client_time,
             server_time=now,
-            state_hash=game.state_hash(),
+            state_hash=state_hash,
+            chain=link,
             finished=game.is_over,
+            ranked=stored.ranked,
         )
         if result.outcome == "ok":
-            new = StoredGame(
-                game_id,
-                stored.game,
-                stored.seed,
-                stored.owner,
-                result.version,
-                state,
-                game.status,
-                game.score,
-                stored.moves + 1,
-                stored.created_at,
-                now,
+            new = dataclasses.replace(
+                stored,
+                version=result.version,
+                state=state,
+                status=game.status,
+                score=game.score,
+                moves=stored.moves + 1,
+                chain_head=link,
+                updated_at=now,
+                finished_at=now if game.is_over else 0,
             )
             self._put(new, game)
+            if new.ranked and game.is_over:
+                await self._record_ranked(new, game)
             return {"version": result.version, "duplicate": False}, patch, game
         if result.outcome == "duplicate":
             return await self._duplicate(game_id, move_id)
@@ -225,27 +316,55 @@ class GameService:
         while len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
 
-    async def log(self, game_id: str, viewer: str | None) -> dict[str, Any]:
-        stored = await self.load(game_id)
-        entries = await self.store.log(game_id)
-        moves = [
+    def seed_revealed(self, stored: StoredGame) -> bool:
+        """A casual game's seed is told once it is over; a daily game's once its day closed
+        (the challenge route then tells it to everybody anyway)."""
+        if stored.daily:
+            return daily.is_closed(stored.daily, self.clock())
+        return stored.status != "playing"
+
+    async def _moves(self, game_id: str) -> list[dict[str, Any]]:
+        return [
             {
                 "version": int(entry["version"]),
                 "move": entry["move"],
                 "server_time": int(entry["server_time"]),
                 "client_time": int(entry["client_time"]) if entry["client_time"] else None,
-                "hash": entry["hash"],
+                "state_hash": entry["state_hash"],
+                "hash": entry["chain"],
             }
-            for entry in entries
+            for entry in await self.store.log(game_id)
         ]
-        over = stored.status != "playing"
+
+    async def log(self, game_id: str) -> dict[str, Any]:
+        stored = await self.load(game_id)
         return {
             "game_id": game_id,
             "game": stored.game,
             "status": stored.status,
             "version": stored.version,
-            "seed": stored.seed if over else None,
-            "moves": moves,
+            "seed": stored.seed if self.seed_revealed(stored) else None,
+            "moves": await self._moves(game_id),
+        }
+
+    async def replay(self, game_id: object, with_seed: bool = False) -> dict[str, Any]:
+        """The replay export (``protocol/AUDIT.md``).  ``with_seed`` is for the
+        server's own audit: the seed of a game still secret never leaves it."""
+        stored = await self.load(game_id)
+        return {
+            "format": REPLAY_FORMAT,
+            "game_id": stored.id,
+            "game": stored.game,
+            "daily": stored.daily or None,
+            "owner": stored.owner,
+            "seed": stored.seed if with_seed or self.seed_revealed(stored) else None,
+            "deal_hash": stored.deal_hash,
+            "created_at": stored.created_at,
+            "finished_at": stored.finished_at or None,
+            "status": stored.status,
+            "score": stored.score,
+            "moves": await self._moves(stored.id),
+            "chain_head": stored.chain_head,
         }
 
     async def resync(self, game_id: str, version: int | None) -> list[bytes] | None:

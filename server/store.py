@@ -4,15 +4,18 @@ Every key of one game carries the ``{game_id}`` hash tag, so a game lives on
 one Redis Cluster slot and the move script can touch all of its keys
 atomically:
 
-* ``game:{id}``          hash: game, seed, owner, version, state (engine
-  msgpack), status, score, moves, created_at, updated_at (Unix ms)
+* ``game:{id}``          hash: game, seed, owner, daily (the UTC date of a
+  ranked daily game, else empty), version, state (engine msgpack), status,
+  score, moves, deal_hash, chain_head, created_at, updated_at, finished_at
+  (Unix ms; 0 while playing)
 * ``game:{id}:log``      stream: one entry per move (version, move, move_id,
-  client_time, server_time, hash = resulting state hash)
+  client_time, server_time, state_hash after the move, chain link)
 * ``game:{id}:patches``  sorted set: the last :data:`PATCH_HISTORY` patch
   messages (msgpack), scored by the version they lead to, for resync
 * ``game:{id}:move_ids`` hash: client move id -> version it produced, so a
   move sent twice is applied once
 * ``player:{id}``        hash: created_at
+* ``daily:{game:date}:attempts`` hash: player id -> id of their ranked game
 
 Patches are published on the channel ``game:{id}`` from inside the move
 script, so every subscriber on every instance sees them in version order.
@@ -31,24 +34,38 @@ PATCH_HISTORY = 200
 IDLE_TTL = 30 * 24 * 3600
 #: A finished casual game expires this long after its last move (seconds).
 FINISHED_TTL = 7 * 24 * 3600
+#: A ranked daily game (and its leaderboard) is kept this long for audits.
+RANKED_TTL = 90 * 24 * 3600
+
+
+def time_to_live(ranked: bool, finished: bool) -> int:
+    """Seconds a game's keys live after its latest move."""
+    if ranked:
+        return RANKED_TTL
+    return FINISHED_TTL if finished else IDLE_TTL
+
 
 GAME_FIELDS = (
     "game",
     "seed",
     "owner",
+    "daily",
     "version",
     "state",
     "status",
     "score",
     "moves",
+    "deal_hash",
+    "chain_head",
     "created_at",
     "updated_at",
+    "finished_at",
 )
 
 # KEYS: game, log, patches, move_ids
 # ARGV: expected version, move id ('' = none), state, status, score, patch,
 #       move text, client time ('' = none), server time, state hash, patch history,
-#       channel, ttl
+#       channel, ttl, chain link, finished ('1' or '0')
 MOVE_SCRIPT = """
 local current = tonumber(redis.call('HGET', KEYS[1], 'version'))
 if not current then return {'missing', 0} end
@@ -59,10 +76,12 @@ end
 if current ~= tonumber(ARGV[1]) then return {'stale', current} end
 local version = current + 1
 redis.call('HSET', KEYS[1], 'version', version, 'state', ARGV[3], 'status', ARGV[4],
-           'score', ARGV[5], 'updated_at', ARGV[9])
+           'score', ARGV[5], 'updated_at', ARGV[9], 'chain_head', ARGV[14])
+if ARGV[15] == '1' then redis.call('HSET', KEYS[1], 'finished_at', ARGV[9]) end
 redis.call('HINCRBY', KEYS[1], 'moves', 1)
 redis.call('XADD', KEYS[2], '*', 'version', version, 'move', ARGV[7], 'move_id', ARGV[2],
-           'client_time', ARGV[8], 'server_time', ARGV[9], 'hash', ARGV[10])
+           'client_time', ARGV[8], 'server_time', ARGV[9], 'state_hash', ARGV[10],
+           'chain', ARGV[14])
 redis.call('ZADD', KEYS[3], version, ARGV[6])
 redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -tonumber(ARGV[11]) - 1)
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[4], ARGV[2], version) end
@@ -96,13 +115,21 @@ class StoredGame:
     game: str
     seed: str
     owner: str
+    daily: str
     version: int
     state: bytes
     status: str
     score: int
     moves: int
+    deal_hash: str
+    chain_head: str
     created_at: int
     updated_at: int
+    finished_at: int
+
+    @property
+    def ranked(self) -> bool:
+        return bool(self.daily)
 
 
 @dataclass(frozen=True)
@@ -124,34 +151,12 @@ class Store:
     async def add_player(self, player_id: str, now_ms: int) -> None:
         await self.redis.hset(f"player:{{{player_id}}}", mapping={"created_at": now_ms})
 
-    async def create_game(
-        self,
-        game_id: str,
-        *,
-        game: str,
-        seed: str,
-        owner: str,
-        state: bytes,
-        status: str,
-        score: int,
-        now_ms: int,
-    ) -> None:
-        key = game_key(game_id)
-        fields: dict[str | bytes, Any] = {
-            "game": game,
-            "seed": seed,
-            "owner": owner,
-            "version": 0,
-            "state": state,
-            "status": status,
-            "score": score,
-            "moves": 0,
-            "created_at": now_ms,
-            "updated_at": now_ms,
-        }
+    async def create_game(self, stored: StoredGame) -> None:
+        key = game_key(stored.id)
+        fields = {name: getattr(stored, name) for name in GAME_FIELDS}
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(key, mapping=fields)
-            pipe.expire(key, IDLE_TTL)
+            pipe.expire(key, time_to_live(stored.ranked, finished=False))
             await pipe.execute()
 
     async def load(self, game_id: str) -> StoredGame | None:
@@ -164,13 +169,17 @@ class Store:
             game=fields["game"].decode(),
             seed=fields["seed"].decode(),
             owner=fields["owner"].decode(),
+            daily=fields["daily"].decode(),
             version=int(fields["version"]),
             state=fields["state"],
             status=fields["status"].decode(),
             score=int(fields["score"]),
             moves=int(fields["moves"]),
+            deal_hash=fields["deal_hash"].decode(),
+            chain_head=fields["chain_head"].decode(),
             created_at=int(fields["created_at"]),
             updated_at=int(fields["updated_at"]),
+            finished_at=int(fields["finished_at"]),
         )
 
     async def apply_move(
@@ -187,7 +196,9 @@ class Store:
         client_time: int | None,
         server_time: int,
         state_hash: str,
+        chain: str,
         finished: bool,
+        ranked: bool,
     ) -> MoveResult:
         """Compare-and-set: store the move only if the version is still ``expected``."""
         outcome, version = await self._move_script(
@@ -205,10 +216,24 @@ class Store:
                 state_hash,
                 PATCH_HISTORY,
                 channel(game_id),
-                FINISHED_TTL if finished else IDLE_TTL,
+                time_to_live(ranked, finished),
+                chain,
+                "1" if finished else "0",
             ],
         )
         return MoveResult(outcome.decode() if isinstance(outcome, bytes) else outcome, version)
+
+    async def claim_daily_attempt(
+        self, game: str, date: str, player_id: str, game_id: str
+    ) -> str | None:
+        """Reserve ``game_id`` as the player's ranked attempt of the day; if the
+        player already has one, its id instead (and nothing changes)."""
+        key = f"daily:{{{game}:{date}}}:attempts"
+        if await self.redis.hsetnx(key, player_id, game_id):
+            await self.redis.expire(key, RANKED_TTL)
+            return None
+        existing = await self.redis.hget(key, player_id)
+        return str(existing.decode())
 
     async def move_id_version(self, game_id: str, move_id: str) -> int | None:
         """The version a client move id produced, if it was applied."""

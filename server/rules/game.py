@@ -278,7 +278,8 @@ class Game:
                 raise IllegalMove(f"the game is over ({self.status})", "game_over")
             self.status = RESIGNED
             self.moves_played += 1
-            self._legal = []
+            # Both caches: a legal set computed before resigning must not let a move through.
+            self._legal, self._legal_set = [], frozenset()
             return []
         if self._legal_set is None:
             self._legal_set = frozenset(self.legal_moves())
