@@ -122,6 +122,156 @@ SCHEMAS: dict[str, Any] = {
 }
 
 
+SCHEMAS["Challenge"] = {
+    "type": "object",
+    "required": [
+        "game",
+        "date",
+        "commitment",
+        "opens",
+        "closes",
+        "seconds_to_next",
+        "closed",
+        "seed",
+    ],
+    "properties": {
+        "game": {"type": "string", "enum": list(GAME_NAMES)},
+        "date": {"type": "string", "format": "date"},
+        "commitment": {"type": "string", "description": "SHA-256 hex of '<game>:<date>:<seed>'"},
+        "opens": {"type": "integer", "description": "Unix ms, 00:00 UTC"},
+        "closes": {"type": "integer", "description": "Unix ms, 24:00 UTC"},
+        "seconds_to_next": {"type": "integer"},
+        "closed": {"type": "boolean"},
+        "seed": {"type": ["string", "null"], "description": "null until the day closes"},
+    },
+}
+SCHEMAS["LeaderboardEntry"] = {
+    "type": "object",
+    "properties": {
+        "rank": {"type": "integer"},
+        "player_id": {"type": "string"},
+        "game_id": {"type": "string"},
+        "score": {"type": "integer"},
+        "won": {"type": "boolean"},
+        "moves": {"type": "integer"},
+        "elapsed_ms": {"type": "integer"},
+        "finished_at": {"type": "integer"},
+        "replay": {"type": "string", "description": "path of the game's replay export"},
+    },
+}
+SCHEMAS["Replay"] = {
+    "type": "object",
+    "description": "protocol/AUDIT.md",
+    "required": ["format", "game_id", "game", "seed", "moves", "score", "chain_head"],
+    "properties": {
+        "format": {"const": "solitaire-replay/1"},
+        "game_id": {"type": "string"},
+        "game": {"type": "string"},
+        "daily": {"type": ["string", "null"]},
+        "owner": {"type": "string"},
+        "seed": {"type": ["string", "null"]},
+        "deal_hash": {"type": "string"},
+        "created_at": {"type": "integer"},
+        "finished_at": {"type": ["integer", "null"]},
+        "status": {"type": "string"},
+        "score": {"type": "integer"},
+        "moves": {"type": "array", "items": {"type": "object"}},
+        "chain_head": {"type": "string"},
+    },
+}
+GAME_NAME = {"name": "game", "in": "path", "required": True, "schema": {"enum": list(GAME_NAMES)}}
+DATE = {
+    "name": "date",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "format": "date"},
+}
+
+
+def _leaderboard(entries_description: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "game": {"type": "string"},
+            "date": {"type": "string"},
+            "size": {"type": "integer"},
+            "rank": {"type": ["integer", "null"]},
+            "entries": {"type": "array", "items": _ref("LeaderboardEntry")},
+        },
+        "description": entries_description,
+    }
+
+
+DAILY_PATHS: dict[str, Any] = {
+    "/v1/games/{id}/replay": {
+        "get": {
+            "summary": "The replay export (seed once revealable)",
+            "parameters": [GAME_ID],
+            "responses": {"200": _body(_ref("Replay"), "the export"), **_errors(404)},
+        }
+    },
+    "/v1/daily/{game}": {
+        "get": {
+            "summary": "Today's challenge: commitment, opening and closing times",
+            "parameters": [GAME_NAME],
+            "responses": {"200": _body(_ref("Challenge"), "today's"), **_errors(404)},
+        },
+        "post": {
+            "summary": "Start (or resume) the caller's one ranked attempt at today's challenge",
+            "parameters": [GAME_NAME],
+            "security": SECURED,
+            "responses": {"200": _body(_ref("Snapshot"), "the ranked game"), **_errors(401, 404)},
+        },
+    },
+    "/v1/daily/{game}/{date}": {
+        "get": {
+            "summary": "A day's challenge; its seed once the day has closed",
+            "parameters": [GAME_NAME, DATE],
+            "responses": {"200": _body(_ref("Challenge"), "that day's"), **_errors(400, 404)},
+        }
+    },
+    "/v1/leaderboards/{game}/{date}": {
+        "get": {
+            "summary": "The top of a day's leaderboard",
+            "parameters": [
+                GAME_NAME,
+                DATE,
+                {
+                    "name": "limit",
+                    "in": "query",
+                    "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100},
+                },
+            ],
+            "responses": {
+                "200": _body(_leaderboard("best first"), "the board"),
+                **_errors(400, 404),
+            },
+        }
+    },
+    "/v1/leaderboards/{game}/{date}/me": {
+        "get": {
+            "summary": "The caller's rank and the entries around it",
+            "parameters": [
+                GAME_NAME,
+                DATE,
+                {
+                    "name": "radius",
+                    "in": "query",
+                    "schema": {"type": "integer", "minimum": 0, "maximum": 50, "default": 5},
+                },
+            ],
+            "security": SECURED,
+            "responses": {
+                "200": _body(
+                    _leaderboard("rank null when the caller has no entry"), "the neighbourhood"
+                ),
+                **_errors(400, 401, 404),
+            },
+        }
+    },
+}
+
+
 def openapi_document() -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
@@ -251,5 +401,6 @@ def openapi_document() -> dict[str, Any]:
                     "responses": {"200": _body(_ref("Log"), "the log"), **_errors(404)},
                 }
             },
+            **DAILY_PATHS,
         },
     }
