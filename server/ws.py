@@ -67,24 +67,30 @@ class Connection:
         self.subscriptions: dict[str, Subscription] = {}
         self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue(SEND_QUEUE)
         self.protocol_errors = 0
+        self.closing: int | None = None
         self.tasks: set[asyncio.Task[None]] = set()
 
     # -- sending ------------------------------------------------------------
 
     def send(self, message: dict[str, Any] | bytes) -> None:
+        if self.closing is not None:
+            return
         frame = message if isinstance(message, bytes) else pack(message)
         try:
             self.outbox.put_nowait(frame)
         except asyncio.QueueFull:
-            log.warning("client does not read; closing")
+            log.warning("client does not read its frames; closing")
             self.close_soon(CLOSE_TRY_AGAIN_LATER)
 
     def close_soon(self, code: int) -> None:
+        """Close after the frames already queued (all dropped if the queue is full)."""
+        if self.closing is not None:
+            return
         self.closing = code
-        self.outbox = asyncio.Queue(1)
+        if self.outbox.full():
+            while not self.outbox.empty():
+                self.outbox.get_nowait()
         self.outbox.put_nowait(None)
-
-    closing: int | None = None
 
     async def writer(self) -> None:
         while True:
@@ -94,10 +100,20 @@ class Connection:
                 return
             await self.websocket.send_bytes(frame)
 
-    def spawn(self, coroutine: Any) -> None:
-        task = asyncio.create_task(coroutine)
+    def spawn_resync(self, subscription: Subscription) -> None:
+        """Resync in the background (called from the hub, which cannot wait)."""
+        task = asyncio.create_task(self._background_resync(subscription))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+
+    async def _background_resync(self, subscription: Subscription) -> None:
+        try:
+            await self.resync(subscription, subscription.version)
+        except ApiError as error:
+            self.reply_error(error, {"type": "subscribe"})
+        except RedisError:
+            unavailable = ApiError("store_unavailable", "the store is unreachable; resubscribe")
+            self.reply_error(unavailable, {"type": "subscribe"})
 
     # -- receiving ----------------------------------------------------------
 
@@ -236,7 +252,7 @@ class Connection:
             return
         if patch is None:
             if subscription.version is not None:
-                self.spawn(self.resync(subscription, subscription.version))
+                self.spawn_resync(subscription)
             return
         start, end, frame = patch
         if subscription.version is None:
@@ -247,18 +263,13 @@ class Connection:
             subscription.version = end
             self.send(frame)
         else:
-            self.spawn(self.resync(subscription, subscription.version))
+            self.spawn_resync(subscription)
 
     async def resync(self, subscription: Subscription, version: int | None) -> None:
         """Bring the client from ``version`` to now: missed patches or a snapshot."""
         subscription.version = None
         subscription.pending = []
-        try:
-            patches = await self.service.resync(subscription.game_id, version)
-        except (ApiError, RedisError):
-            patches = None
-            if version is None:
-                raise
+        patches = await self.service.resync(subscription.game_id, version)
         if patches is None:
             snapshot = await self.service.snapshot(subscription.game_id, self.player_id)
             self.send({"type": "snapshot", "game_id": subscription.game_id, "snapshot": snapshot})
