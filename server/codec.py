@@ -24,7 +24,7 @@ def unpack(data: bytes) -> Any:
     if len(data) > MAX_MESSAGE_BYTES:
         raise ApiError("frame_too_large", f"messages are at most {MAX_MESSAGE_BYTES} bytes")
     try:
-        return msgpack.unpackb(data, raw=False, strict_map_key=True, max_buffer_size=len(data))
+        return msgpack.unpackb(data, raw=False, strict_map_key=True)
     except Exception as error:  # msgpack raises several unrelated types
         raise ApiError("malformed", f"not valid msgpack: {error}") from None
 

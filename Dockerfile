@@ -1,0 +1,37 @@
+# The game server image: `python -m server` (the entry point of scripts/run) under uvicorn.
+# Configure it through the environment: REDIS_URL (required for more than one worker or
+# replica), SERVER_SECRET (every replica must share it), WORKERS, LOG_LEVEL.
+#   docker build -t solitaire-server .
+#   docker run -e REDIS_URL=redis://redis:6379/0 -e SERVER_SECRET=... -p 8000:8000 solitaire-server
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_ROOT_USER_ACTION=ignore
+
+# A fixed, numeric non-root uid/gid so orchestrators (runAsNonRoot) can verify it.
+RUN groupadd --system --gid 10001 app \
+    && useradd --system --uid 10001 --gid app --no-create-home --shell /usr/sbin/nologin app
+
+# Install the project (not editable, no dev extras) into the image's site-packages; the
+# sources stay root-owned and read-only for the server's user.
+WORKDIR /src
+COPY pyproject.toml README.md ./
+COPY server/ server/
+COPY protocol/ protocol/
+COPY clients/ clients/
+RUN pip install --no-cache-dir . \
+    && rm -rf build *.egg-info
+
+# Run from an empty directory so `python -m server` imports the installed package.
+WORKDIR /app
+USER 10001:10001
+
+EXPOSE 8000
+
+# slim has no curl: probe the liveness endpoint with the standard library.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+    CMD ["python", "-c", "import sys, urllib.request; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2).status == 200 else 1)"]
+
+CMD ["python", "-m", "server", "--host", "0.0.0.0", "--port", "8000"]
