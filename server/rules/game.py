@@ -272,7 +272,8 @@ class Game:
         Raises :class:`IllegalMove` saying why, and leaves the game unchanged,
         when the move is not legal.
         """
-        move = Move(move)
+        if not isinstance(move, Move):
+            move = Move(move)
         if move == RESIGN:
             if self.status != PLAYING:
                 raise IllegalMove(f"the game is over ({self.status})", "game_over")
@@ -398,11 +399,18 @@ class Game:
         return plain
 
     def state_hash(self) -> str:
-        """SHA-256 (hex) of the canonical JSON of game, status and table.
+        """SHA-256 (hex) of the canonical JSON of game, seed, status and table.
 
         Canonical JSON: keys sorted, no whitespace, ASCII (``protocol/STATE.md``).
+        The seed is in it so that, while the seed is secret, nobody can find the
+        order of the last few stock cards by trying each against a published hash.
         """
-        document = {"game": self.name, "status": self.status, "table": self.table()}
+        document = {
+            "game": self.name,
+            "seed": self.seed,
+            "status": self.status,
+            "table": self.table(),
+        }
         canonical = json.dumps(document, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()
 
