@@ -1,0 +1,130 @@
+// Reference JavaScript implementation of protocol/DEALS.md: every game's deal from a seed.
+// ES module for Node 20+, no dependencies. Written from DEALS.md (not from the server's code);
+// checked against protocol/vectors.json by test-deals.mjs.
+
+import { cardText, rankOf, shuffledDeck } from './rng.mjs';
+
+/** The five games (DEALS.md §1): layout facts by protocol name. */
+export const GAMES = Object.freeze({
+  empress_of_italy: Object.freeze({
+    title: 'Empress of Italy', decks: 4, foundations: 16, tableau: 11,
+    piles: Object.freeze(['reserve', 'stock', 'waste']), foundation_size: 13, stock_face_up: false,
+  }),
+  colorado: Object.freeze({
+    title: 'Colorado', decks: 2, foundations: 8, tableau: 20,
+    piles: Object.freeze(['stock']), foundation_size: 13, stock_face_up: true,
+  }),
+  gloucestershire: Object.freeze({
+    title: 'Gloucestershire', decks: 2, foundations: 4, tableau: 8,
+    piles: Object.freeze(['bouquet']), foundation_size: 26, stock_face_up: false,
+  }),
+  matrimony: Object.freeze({
+    title: 'Matrimony', decks: 2, foundations: 8, tableau: 16,
+    piles: Object.freeze(['stock']), foundation_size: 13, stock_face_up: false,
+  }),
+  balcony: Object.freeze({
+    title: 'Balcony', decks: 1, foundations: 4, tableau: 7,
+    piles: Object.freeze(['reserve', 'stock', 'waste']), foundation_size: 13, stock_face_up: false,
+  }),
+});
+
+export const GAME_NAMES = Object.freeze(Object.keys(GAMES));
+
+const RANK_TEXT = ['A', '2', '3', '4', '5', '6', '7', '8', '9', '10', 'J', 'Q', 'K'];
+const QUEEN_OF_DIAMONDS = 24; // face = 13 * suit + rank - 1 = 13 * 1 + 11
+const JACK_OF_DIAMONDS = 23;
+
+function gameInfo(game) {
+  const info = Object.hasOwn(GAMES, game) ? GAMES[game] : undefined;
+  if (!info) throw new RangeError(`unknown game: ${JSON.stringify(game)}`);
+  return info;
+}
+
+/** The stock from the cards left, in deck order: reversed, so that its top (last) is the next card. */
+function stockOf(rest) {
+  return rest.slice().reverse();
+}
+
+/** An empty table of ids: foundations, tableau, and the game's other piles. */
+function emptyTable(info) {
+  const table = {
+    foundations: Array.from({ length: info.foundations }, () => []),
+    tableau: Array.from({ length: info.tableau }, () => []),
+  };
+  for (const pile of info.piles) table[pile] = [];
+  return table;
+}
+
+const DEALERS = {
+  balcony(deck, t) {
+    t.foundations[0].push(deck[0]);
+    t.base_rank = rankOf(deck[0]);
+    t.reserve.push(...deck.slice(1, 8));
+    for (let i = 0; i < 7; i++) t.tableau[i].push(deck[8 + i]);
+    t.stock = stockOf(deck.slice(15));
+  },
+
+  empress_of_italy(deck, t) {
+    const base = rankOf(deck[0]);
+    const bases = deck.filter((c) => rankOf(c) === base);
+    const rest = deck.filter((c) => rankOf(c) !== base);
+    bases.forEach((card, i) => t.foundations[i].push(card));
+    t.base_rank = base;
+    t.reserve.push(...rest.slice(0, 19));
+    for (let i = 0; i < 11; i++) t.tableau[i].push(rest[19 + i]);
+    t.stock = stockOf(rest.slice(30));
+  },
+
+  colorado(deck, t) {
+    for (let i = 0; i < 20; i++) t.tableau[i].push(deck[i]);
+    t.stock = stockOf(deck.slice(20));
+  },
+
+  gloucestershire(deck, t) {
+    let position = 0;
+    for (let i = 0; i < 8; i++) {
+      const size = 3 + i;
+      t.tableau[i].push(...deck.slice(position, position + size));
+      position += size;
+    }
+    t.bouquet = deck.slice(position); // deal order: the last card is the exposed one
+  },
+
+  matrimony(deck, t) {
+    const rest = deck.slice();
+    for (const [index, face] of [[0, QUEEN_OF_DIAMONDS], [1, JACK_OF_DIAMONDS]]) {
+      const at = rest.findIndex((c) => c % 52 === face);
+      t.foundations[index].push(rest[at]);
+      rest.splice(at, 1);
+    }
+    for (let i = 0; i < 16; i++) t.tableau[i].push(rest[i]);
+    t.stock = stockOf(rest.slice(16));
+    t.redeals_left = 16;
+  },
+};
+
+/**
+ * The dealt table of `game` from `seed` as card ids (piles bottom first) plus base_rank
+ * (a number 1..13) / redeals_left where the game has them.
+ */
+export function dealIds(game, seed) {
+  const info = gameInfo(game);
+  const deck = shuffledDeck(seed, info.decks);
+  const table = emptyTable(info);
+  DEALERS[game](deck, table);
+  return table;
+}
+
+/** The table of DEALS.md §4 (card texts, piles bottom first) of `game` dealt from `seed`. */
+export function dealTable(game, seed) {
+  const ids = dealIds(game, seed);
+  const texts = (pile) => pile.map(cardText);
+  const table = {
+    foundations: ids.foundations.map(texts),
+    tableau: ids.tableau.map(texts),
+  };
+  for (const pile of GAMES[game].piles) table[pile] = texts(ids[pile]);
+  if (ids.base_rank !== undefined) table.base_rank = RANK_TEXT[ids.base_rank - 1];
+  if (ids.redeals_left !== undefined) table.redeals_left = ids.redeals_left;
+  return table;
+}
