@@ -1,0 +1,191 @@
+"""Fixtures for the browser tests of the web client (``clients/web``).
+
+A real ``redis-server`` (the session's, from ``tests/conftest.py``, on a database of its own)
+and a real ``python -m server`` child process serve the page; Playwright for Python drives
+Debian's Chromium (``/usr/bin/chromium``, never a downloaded browser) headless. A missing
+browser, npm package or server is a test failure, never a skip. Every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import redis
+from web_helpers import ARTIFACTS, Web
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+MSGPACK_MODULE = ROOT / "clients/web/node_modules/@msgpack/msgpack/dist.esm/index.mjs"
+SECRET = "web-test-secret"
+#: The Redis database these tests use (the server tests flush database 0).
+WEB_DB = 9
+#: Environment variables the server reads; kept out of its child process.
+SERVER_ENV = ("HOST", "PORT", "REDIS_URL", "SERVER_SECRET", "WORKERS", "LOG_LEVEL")
+SERVER_START_TIMEOUT = 20.0
+#: Playwright's default bound on every wait, in milliseconds.
+WAIT_MS = 5000
+
+# Test-only control of the page's WebSockets, installed before the page's scripts run: the
+# tests can close the live sockets and refuse new ones (as a network that went away would),
+# right away or just after the next frame the page sends, without any hook in the client.
+WS_CONTROL = """
+(() => {
+  const Native = window.WebSocket;
+  const control = { allow: true, sockets: [], sent: [], cutAfterSend: false };
+  window.__wsControl = control;
+  window.WebSocket = class extends Native {
+    constructor(url, protocols) {
+      super(control.allow ? url : 'ws://127.0.0.1:9/', protocols);
+      control.sockets.push(this);
+    }
+    send(data) {
+      super.send(data);
+      control.sent.push(Array.from(new Uint8Array(data)));
+      if (control.cutAfterSend) {
+        // The frame goes out, then the network goes: its reply is lost.
+        control.cutAfterSend = false;
+        control.cut();
+      }
+    }
+  };
+  control.cut = () => {
+    control.allow = false;
+    for (const socket of control.sockets) socket.close();
+  };
+  control.restore = () => { control.allow = true; };
+})();
+"""
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def web_redis_url(redis_server_url: str) -> Iterator[str]:
+    """The session's Redis, on a database of the web tests' own, flushed before and after."""
+    url = f"{redis_server_url.rsplit('/', 1)[0]}/{WEB_DB}"
+    client = redis.Redis.from_url(url, socket_timeout=5)
+    try:
+        client.flushdb()
+        yield url
+        client.flushdb()
+    finally:
+        client.close()
+
+
+@pytest.fixture(scope="session")
+def base_url(web_redis_url: str) -> Iterator[str]:
+    """``python -m server`` on a free loopback port, serving the web client."""
+    assert MSGPACK_MODULE.is_file(), (
+        f"{MSGPACK_MODULE.relative_to(ROOT)} is missing: run scripts/install "
+        "(it runs `npm ci` in clients/web)"
+    )
+    port = free_port()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    log_path = ARTIFACTS / "web-server.log"
+    env = {k: v for k, v in os.environ.items() if k not in SERVER_ENV}
+    args = ["--host", "127.0.0.1", "--port", str(port), "--redis-url", web_redis_url]
+    args += ["--secret", SECRET, "--log-level", "warning"]
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "server", *args],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + SERVER_START_TIMEOUT
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"python -m server exited: {log_path.read_text(errors='replace')}")
+            with contextlib.suppress(httpx.TransportError):
+                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                    break
+            if time.monotonic() > deadline:
+                pytest.fail(f"python -m server did not answer /healthz in {SERVER_START_TIMEOUT}s")
+            time.sleep(0.05)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(10)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Headless Debian Chromium under Playwright; its absence fails the test."""
+    if not CHROMIUM.is_file() or not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(
+            f"{CHROMIUM} is missing: the web tests need Debian's chromium package "
+            "(apt-get install chromium; .ci/run installs it)"
+        )
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:  # pragma: no cover - a broken install
+        pytest.fail("playwright is not installed: run scripts/install (the dev extra has it)")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def open_page(browser: Any, base_url: str) -> Iterator[Any]:
+    """``open_page(path="/", **context_options)`` -> a :class:`Web` on a page of its own
+    (a new browser context: its own localStorage, so its own player)."""
+    contexts: list[Any] = []
+    webs: list[Web] = []
+
+    def open_(path: str = "/", **options: Any) -> Web:
+        options.setdefault("viewport", {"width": 1280, "height": 900})
+        context = browser.new_context(**options)
+        context.set_default_timeout(WAIT_MS)
+        context.add_init_script(WS_CONTROL)
+        contexts.append(context)
+        page = context.new_page()
+        web = Web(page, base_url)
+        webs.append(web)
+        page.goto(base_url + path)
+        web.wait("window.__client && window.__client.connection === 'online'")
+        return web
+
+    try:
+        yield open_
+        for web in webs:
+            assert not web.page_errors, f"uncaught errors in the page: {web.page_errors}"
+    finally:
+        for context in contexts:
+            with contextlib.suppress(Exception):
+                context.close()
