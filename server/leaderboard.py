@@ -46,7 +46,19 @@ class Entry:
         )
 
     def public(self, rank: int) -> dict[str, Any]:
-        return {"rank": rank, **asdict(self), "replay": f"/v1/games/{self.game_id}/replay"}
+        # Field by field, not dataclasses.asdict (which deep-copies every value): that
+        # was some 40 % of the CPU time of a top(100) read.
+        return {
+            "rank": rank,
+            "player_id": self.player_id,
+            "game_id": self.game_id,
+            "score": self.score,
+            "won": self.won,
+            "moves": self.moves,
+            "elapsed_ms": self.elapsed_ms,
+            "finished_at": self.finished_at,
+            "replay": f"/v1/games/{self.game_id}/replay",
+        }
 
 
 def board_keys(game: str, date: str) -> list[str]:

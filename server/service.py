@@ -23,6 +23,8 @@ REPLAY_FORMAT = "solitaire-replay/1"
 
 #: Games kept decoded in memory per process, to skip a Redis read per move.
 CACHE_SIZE = 10_000
+#: Largest ``client_time`` taken (the largest msgpack signed integer).
+MAX_CLIENT_TIME = 2**63 - 1
 
 
 def now_ms() -> int:
@@ -222,6 +224,9 @@ class GameService:
         ``reply`` is ``{"version", "duplicate"}``; ``patch`` is None for a
         duplicate move id.  Raises ``stale``, ``illegal_move`` and the rest.
         """
+        if client_time is not None and not 0 <= client_time <= MAX_CLIENT_TIME:
+            # Unix ms; unbounded JSON integers would make the log unencodable as msgpack.
+            raise ApiError("invalid_field", "client_time is Unix milliseconds", field="client_time")
         stored, game = await self._take(game_id, version)
         if stored.owner != player_id:
             self._put(stored, game)
@@ -279,7 +284,12 @@ class GameService:
             self._put(new, game)
             if new.ranked and game.is_over:
                 await self._record_ranked(new, game)
-            return {"version": result.version, "duplicate": False}, patch, game
+            reply = {
+                "version": result.version,
+                "applied_version": result.version,
+                "duplicate": False,
+            }
+            return reply, patch, game
         if result.outcome == "duplicate":
             return await self._duplicate(game_id, move_id)
         if result.outcome == "missing":
@@ -291,12 +301,13 @@ class GameService:
         )
 
     async def _duplicate(self, game_id: str, move_id: str) -> tuple[dict[str, Any], None, Game]:
-        """A move id already applied: the version it produced, and the game as it is now."""
+        """A move id already applied: the game as it is now (``version``, and the
+        game), and the version that move produced (``applied_version``)."""
         applied = await self.store.move_id_version(game_id, move_id)
         stored = await self.load(game_id)
         game = load_game(stored.state)
-        version = stored.version if applied is None else applied
-        return {"version": version, "duplicate": True}, None, game
+        reply = {"version": stored.version, "applied_version": applied, "duplicate": True}
+        return reply, None, game
 
     async def _take(self, game_id: str, version: int) -> tuple[StoredGame, Game]:
         """The game at ``version`` if cached (removed from the cache while in use),

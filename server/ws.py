@@ -140,34 +140,24 @@ class Connection:
             )
 
     def reply_error(self, error: ApiError, message: Any) -> None:
+        """``rejected`` for a move, ``error`` for anything else; both name the game."""
         if error.code in PROTOCOL_ERRORS:
             self.protocol_errors += 1
-        if isinstance(message, dict) and message.get("type") == "move":
-            move_id = message.get("move_id")
-            self.send(
-                {
-                    "type": "rejected",
-                    "move_id": move_id if isinstance(move_id, str) else None,
-                    "game_id": message.get("game_id")
-                    if isinstance(message.get("game_id"), str)
-                    else None,
-                    **error.body(),
-                }
-            )
+        fields = message if isinstance(message, dict) else {}
+        kind, game_id, move_id = (fields.get(name) for name in ("type", "game_id", "move_id"))
+        reply: dict[str, Any] = {"type": "rejected"} if kind == "move" else {"type": "error"}
+        if kind == "move":
+            reply["move_id"] = move_id if isinstance(move_id, str) else None
         else:
-            kind = message.get("type") if isinstance(message, dict) else None
-            self.send(
-                {
-                    "type": "error",
-                    "in_reply_to": kind if isinstance(kind, str) else None,
-                    **error.body(),
-                }
-            )
+            reply["in_reply_to"] = kind if isinstance(kind, str) else None
+        reply["game_id"] = game_id if isinstance(game_id, str) else None
+        self.send({**reply, **error.body()})
         if self.protocol_errors >= MAX_PROTOCOL_ERRORS:
             self.send(
                 {
                     "type": "error",
                     "in_reply_to": None,
+                    "game_id": None,
                     **ApiError("too_many_errors", "too many protocol errors; closing").body(),
                 }
             )
@@ -236,6 +226,7 @@ class Connection:
                 "move_id": message["move_id"],
                 "game_id": message["game_id"],
                 "version": reply["version"],
+                "applied_version": reply["applied_version"],
                 "duplicate": reply["duplicate"],
                 "status": game.status,
                 "score": game.score,
@@ -270,17 +261,20 @@ class Connection:
         subscription.version = None
         subscription.pending = []
         patches = await self.service.resync(subscription.game_id, version)
+        snapshot = None
         if patches is None:
             snapshot = await self.service.snapshot(subscription.game_id, self.player_id)
+        if self.subscriptions.get(subscription.game_id) is not subscription:
+            # A newer subscribe (or an unsubscribe) came meanwhile: send nothing of this one.
+            return
+        if snapshot is not None:
             self.send({"type": "snapshot", "game_id": subscription.game_id, "snapshot": snapshot})
             current = snapshot["version"]
         else:
             current = version or 0
-            for frame in patches:
+            for frame in patches or ():
                 self.send(frame)
                 current += 1
-        if self.subscriptions.get(subscription.game_id) is not subscription:
-            return
         for start, end, frame in sorted(subscription.pending):
             if end <= current:
                 continue

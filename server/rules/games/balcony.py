@@ -23,7 +23,7 @@ class Balcony(Game):
     }
     rule_texts = {
         "foundation": "foundations build up by one rank in alternating colour, wrapping K→A",
-        "empty foundation": "an empty foundation takes only a {base}",
+        "empty foundation": "an empty foundation takes only a card of rank {base}",
         "tableau": "the tableau builds down by one rank in alternating colour (nothing on an A)",
     }
     summary = (
