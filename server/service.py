@@ -244,6 +244,8 @@ class GameService:
             ops = game.play(move)
         except IllegalMove as error:
             self._put(stored, game)
+            if move_id and await self.store.move_id_version(game_id, move_id) is not None:
+                return await self._duplicate(game_id, move_id)  # re-sent after it applied
             code = error.code if error.code in ("malformed_move", "game_over") else "illegal_move"
             raise ApiError(
                 code, error.reason, reason_code=error.code, version=stored.version

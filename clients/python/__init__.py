@@ -1,0 +1,26 @@
+"""Python SDK of the solitaire game server: REST (:class:`Client`) and a self-healing
+WebSocket (:class:`Connection`) that keeps a :class:`GameCopy` of every watched game.
+
+See ``clients/python/README.md``.
+"""
+
+from clients.python.errors import ApiError, ConnectionLost, MoveRejected, OutOfSync
+from clients.python.ops import apply_ops, pile_at, score_of
+from clients.python.rest import Client
+from clients.python.state import GameCopy, Gap
+from clients.python.ws import Connection, Update
+
+__all__ = [
+    "ApiError",
+    "Client",
+    "Connection",
+    "ConnectionLost",
+    "GameCopy",
+    "Gap",
+    "MoveRejected",
+    "OutOfSync",
+    "Update",
+    "apply_ops",
+    "pile_at",
+    "score_of",
+]

@@ -1,0 +1,84 @@
+"""Applying a move's ops to a client view (``protocol/DIFF.md`` §5)."""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+from clients.python.errors import OutOfSync
+
+_ADDRESS = re.compile(r"(foundation|tableau)\[(0|[1-9][0-9]?)\]|(reserve|stock|waste|bouquet)")
+
+
+def pile_at(view: dict[str, Any], address: Any) -> list[str]:
+    """The pile (a list of card texts, bottom first) at a pile address of ``view``."""
+    match = _ADDRESS.fullmatch(address) if isinstance(address, str) else None
+    if match is None:
+        raise OutOfSync(f"not a pile address: {address!r}")
+    try:
+        if match.group(3):
+            pile = view[match.group(3)]
+        else:
+            key = "foundations" if match.group(1) == "foundation" else "tableau"
+            pile = view[key][int(match.group(2))]
+    except (KeyError, IndexError, TypeError):
+        raise OutOfSync(f"no pile {address} in this view") from None
+    if not isinstance(pile, list):
+        raise OutOfSync(f"{address} is not a card pile here")
+    return pile
+
+
+def _take_from_stock(view: dict[str, Any], card: Any) -> None:
+    stock = view.get("stock")
+    if not isinstance(stock, dict) or not stock.get("count", 0) > 0:
+        raise OutOfSync("a card leaves an empty stock")
+    if "top" in stock:  # Colorado: the face-up top card leaves; the next one is revealed later
+        if stock["top"] != card:
+            raise OutOfSync(f"the stock's top is {stock['top']}, the op says {card}")
+        stock["top"] = None
+    stock["count"] -= 1
+
+
+def apply_ops(view: dict[str, Any], ops: list[dict[str, Any]], move: str) -> dict[str, Any]:
+    """The view after a move: ``ops`` applied in order to a copy of ``view``.
+
+    ``view`` itself is never changed, so a failure leaves it intact.  After a ``redeal``
+    ``redeals_left`` goes down by one.  Raises :class:`OutOfSync` when an op does not fit
+    (the client should then ask the server for the full view).
+    """
+    view = copy.deepcopy(view)
+    for op in ops:
+        kind = op.get("op") if isinstance(op, dict) else None
+        if kind == "move":
+            if op["from"] == "stock":
+                _take_from_stock(view, op["card"])
+            else:
+                source = pile_at(view, op["from"])
+                if not source or source[-1] != op["card"]:
+                    top = source[-1] if source else None
+                    raise OutOfSync(f"the top of {op['from']} is {top}, the op says {op['card']}")
+                source.pop()
+            if op["to"] == "stock":
+                raise OutOfSync("no card ever moves to the stock")
+            pile_at(view, op["to"]).append(op["card"])
+        elif kind == "reveal":
+            stock = view.get("stock")
+            if op.get("pile") != "stock" or not isinstance(stock, dict) or "top" not in stock:
+                raise OutOfSync(f"cannot reveal on {op.get('pile')!r} here")
+            stock["top"] = op["card"]
+        elif kind == "set":
+            pile = pile_at(view, op["pile"])
+            pile[:] = list(op["cards"])
+        else:
+            raise OutOfSync(f"unknown op {kind!r}: this client is out of date")
+    if move == "redeal":
+        if not view.get("redeals_left", 0) > 0:
+            raise OutOfSync("a redeal with no redeal left")
+        view["redeals_left"] -= 1
+    return view
+
+
+def score_of(view: dict[str, Any]) -> int:
+    """The score of a view: the number of cards on the foundations."""
+    return sum(len(pile) for pile in view["foundations"])

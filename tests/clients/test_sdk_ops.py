@@ -1,0 +1,135 @@
+"""The SDK's op applier (DIFF.md §5) against the protocol vectors, and GameCopy's rules."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clients.python import GameCopy, Gap, OutOfSync, apply_ops, score_of
+from server.rules import new_game
+
+VECTORS = Path(__file__).resolve().parents[2] / "protocol" / "vectors.json"
+PLAYOUTS = json.loads(VECTORS.read_text())["deals"]["playouts"]
+
+
+@pytest.mark.parametrize(
+    "playout", PLAYOUTS, ids=[f"{p['game']}-{p['seed']}-{i}" for i, p in enumerate(PLAYOUTS)]
+)
+def test_ops_of_every_playout_rebuild_its_views(playout: dict[str, Any]) -> None:
+    view = new_game(playout["game"], playout["seed"]).view()
+    for move, after in zip(playout["moves"], playout["after"], strict=True):
+        before = json.dumps(view)
+        new_view = apply_ops(view, after["ops"], move)
+        assert json.dumps(view) == before, "apply_ops changed its argument"
+        assert new_view == after["view"], move
+        assert score_of(new_view) == after["score"]
+        view = new_view
+
+
+def balcony_view() -> dict[str, Any]:
+    return new_game("balcony", "abc").view()
+
+
+@pytest.mark.parametrize(
+    ("ops", "move"),
+    [
+        ([{"op": "move", "from": "tableau[0]", "to": "foundation[1]", "card": "KS"}], "x"),
+        ([{"op": "move", "from": "waste", "to": "tableau[0]", "card": "AS"}], "x"),
+        ([{"op": "move", "from": "tableau[9]", "to": "foundation[1]", "card": "9H"}], "x"),
+        ([{"op": "move", "from": "tableau[0]", "to": "stock", "card": "9H"}], "x"),
+        ([{"op": "reveal", "pile": "stock", "card": "AS"}], "x"),
+        ([{"op": "teleport"}], "x"),
+        ([], "redeal"),
+    ],
+)
+def test_ops_that_do_not_fit_are_out_of_sync(ops: list[dict[str, Any]], move: str) -> None:
+    view = balcony_view()
+    with pytest.raises(OutOfSync):
+        apply_ops(view, ops, move)
+    assert view == balcony_view()
+
+
+def test_an_empty_stock_gives_no_card() -> None:
+    view = balcony_view()
+    view["stock"]["count"] = 0
+    with pytest.raises(OutOfSync):
+        apply_ops(view, [{"op": "move", "from": "stock", "to": "waste", "card": "AS"}], "deal")
+
+
+def snapshot_message(version: int = 0) -> dict[str, Any]:
+    return {
+        "type": "snapshot",
+        "game_id": "g",
+        "snapshot": {
+            "id": "g",
+            "game": "balcony",
+            "version": version,
+            "status": "playing",
+            "score": 1,
+            "view": balcony_view(),
+            "legal_moves": ["deal"],
+            "daily": None,
+        },
+    }
+
+
+def deal_patch(start: int, card: str = "AS") -> dict[str, Any]:
+    return {
+        "type": "patch",
+        "game_id": "g",
+        "from": start,
+        "to": start + 1,
+        "move": "deal",
+        "ops": [{"op": "move", "from": "stock", "to": "waste", "card": card}],
+        "status": "playing",
+        "score": 1,
+    }
+
+
+def test_game_copy_applies_patches_in_order_and_ignores_repeats() -> None:
+    copy = GameCopy("g")
+    assert not copy.on_message(deal_patch(0))  # no state yet: wait for the snapshot
+    copy.on_message({"type": "subscribed", "game_id": "g", "role": "owner", "version": 0,
+                     "legal_moves": ["deal"]})  # fmt: skip
+    assert copy.on_message(snapshot_message())
+    assert copy.legal_moves == ["deal"]
+    copy.on_message({"type": "accepted", "game_id": "g", "move_id": "m", "version": 1,
+                     "duplicate": False, "status": "playing", "score": 1,
+                     "legal_moves": ["waste>tableau[0]", "deal"]})  # fmt: skip
+    assert copy.version == 0 and copy.legal_moves == ["deal"]  # learnt for version 1
+    assert copy.on_message(deal_patch(0))
+    assert copy.version == 1 and copy.view is not None and copy.view["waste"] == ["AS"]
+    assert copy.legal_moves == ["waste>tableau[0]", "deal"]
+    assert not copy.on_message(deal_patch(0))  # a repeat
+    with pytest.raises(Gap):
+        copy.on_message(deal_patch(2))
+    assert copy.on_message(deal_patch(1, "JD"))
+    assert copy.legal_moves is None  # nobody said them for version 2
+    assert copy.needs_legal_moves
+
+
+def test_a_finished_game_has_no_legal_moves() -> None:
+    copy = GameCopy("g")
+    copy.on_message({"type": "subscribed", "game_id": "g", "role": "owner", "version": 0,
+                     "legal_moves": ["deal"]})  # fmt: skip
+    copy.on_message(snapshot_message())
+    resign = {**deal_patch(0), "move": "resign", "ops": [], "status": "resigned"}
+    copy.on_message(resign)
+    assert copy.status == "resigned" and copy.legal_moves == []
+
+
+def test_a_duplicate_reply_gives_the_legal_moves_of_now() -> None:
+    copy = GameCopy("g")
+    copy.on_message({"type": "subscribed", "game_id": "g", "role": "owner", "version": 0,
+                     "legal_moves": ["deal"]})  # fmt: skip
+    copy.on_message(snapshot_message())
+    copy.on_message(deal_patch(0))
+    copy.on_message(deal_patch(1, "JD"))
+    assert copy.legal_moves is None
+    copy.on_message({"type": "accepted", "game_id": "g", "move_id": "m", "version": 2,
+                     "applied_version": 1, "duplicate": True, "status": "playing",
+                     "score": 1, "legal_moves": ["deal"]})  # fmt: skip
+    assert copy.legal_moves == ["deal"]
