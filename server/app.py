@@ -4,20 +4,25 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import mimetypes
 import secrets
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Match, Mount, NoMatchFound, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from server import rest
-from server.codec import respond
+from server.codec import respond, wants_msgpack
 from server.config import Settings
 from server.errors import ApiError
 from server.hub import Hub
@@ -46,6 +51,25 @@ async def shared_secret(redis: Redis, configured: str) -> bytes:
     value = await redis.get(SECRET_KEY)
     assert isinstance(value, bytes)
     return value
+
+
+class NegotiateAccept:
+    """Answers ``406 not_acceptable`` to a ``/v1`` request whose Accept allows neither
+    JSON nor msgpack, before the route runs (so nothing is created or played)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith("/v1/"):
+            request = Request(scope)
+            try:
+                wants_msgpack(request)
+            except ApiError as error:
+                response = respond(request, {"error": error.body()}, error.status)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 async def healthz(request: Request) -> Response:
@@ -94,6 +118,43 @@ async def internal_error(request: Request, error: Exception) -> Response:
     return respond(request, {"error": body}, 500)
 
 
+#: The browser client (``clients/web``): its page, its files, and its one npm dependency.
+WEB_ROOT = Path(__file__).resolve().parent.parent / "clients" / "web"
+MSGPACK_ESM = WEB_ROOT / "node_modules" / "@msgpack" / "msgpack" / "dist.esm"
+# Browsers run an ES module only if it is served as JavaScript, whatever the system knows.
+mimetypes.add_type("text/javascript", ".mjs")
+
+
+class WebPage(BaseRoute):
+    """``GET``/``HEAD`` of exactly ``path`` answers the file ``file`` (the web client's page).
+
+    A page, not an API route: it is neither in the OpenAPI document nor in REST.md (a
+    ``Mount`` would catch every path and turn the API's 405s into 404s).
+    """
+
+    def __init__(self, path: str, file: Path) -> None:
+        self.path = path
+        self.file = file
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if scope["type"] != "http" or scope["path"] != self.path:
+            return Match.NONE, {}
+        if scope["method"] in ("GET", "HEAD"):
+            return Match.FULL, {}
+        return Match.PARTIAL, {}
+
+    def url_path_for(self, name: str, /, **path_params: Any) -> Any:
+        raise NoMatchFound(name, path_params)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] not in ("GET", "HEAD"):
+            raise HTTPException(405, headers={"Allow": "GET, HEAD"})
+        if not self.file.is_file():
+            raise HTTPException(404, f"{self.file.name} is not installed")
+        response = FileResponse(self.file, headers={"Cache-Control": "no-cache"})
+        await response(scope, receive, send)
+
+
 ROUTES: list[Any] = [
     Route("/healthz", healthz),
     Route("/readyz", readyz),
@@ -110,7 +171,13 @@ ROUTES: list[Any] = [
     Route("/v1/daily/{game}/{date}", rest.get_daily, methods=["GET"]),
     Route("/v1/leaderboards/{game}/{date}", rest.get_leaderboard, methods=["GET"]),
     Route("/v1/leaderboards/{game}/{date}/me", rest.get_my_rank, methods=["GET"]),
+    Route("/v1/audit", rest.post_audit, methods=["POST"]),
     WebSocketRoute("/v1/ws", websocket_endpoint),
+    # The web client (clients/web). Directories that are missing (node_modules before
+    # `npm ci`) answer 404 rather than stop the server.
+    WebPage("/", WEB_ROOT / "index.html"),
+    Mount("/static/vendor/msgpack", StaticFiles(directory=MSGPACK_ESM, check_dir=False)),
+    Mount("/static", StaticFiles(directory=WEB_ROOT / "static", check_dir=False)),
 ]
 
 
@@ -144,6 +211,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
     return Starlette(
         routes=ROUTES,
         lifespan=lifespan,
+        middleware=[Middleware(NegotiateAccept)],
         exception_handlers={
             ApiError: api_error,
             RedisError: store_error,

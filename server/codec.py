@@ -19,10 +19,10 @@ MSGPACK_ALIASES = ("application/msgpack", "application/x-msgpack", "application/
 MAX_MESSAGE_BYTES = 16 * 1024
 
 
-def unpack(data: bytes) -> Any:
-    """Decode a msgpack message, with limits, or raise ``malformed``."""
-    if len(data) > MAX_MESSAGE_BYTES:
-        raise ApiError("frame_too_large", f"messages are at most {MAX_MESSAGE_BYTES} bytes")
+def unpack(data: bytes, limit: int = MAX_MESSAGE_BYTES) -> Any:
+    """Decode a msgpack message of at most ``limit`` bytes, or raise ``malformed``."""
+    if len(data) > limit:
+        raise ApiError("frame_too_large", f"messages are at most {limit} bytes")
     try:
         return msgpack.unpackb(data, raw=False, strict_map_key=True)
     except Exception as error:  # msgpack raises several unrelated types
@@ -33,9 +33,9 @@ def pack(message: Any) -> bytes:
     return msgpack.packb(message, use_bin_type=True)
 
 
-def parse_json(data: bytes) -> Any:
-    if len(data) > MAX_MESSAGE_BYTES:
-        raise ApiError("frame_too_large", f"bodies are at most {MAX_MESSAGE_BYTES} bytes")
+def parse_json(data: bytes, limit: int = MAX_MESSAGE_BYTES) -> Any:
+    if len(data) > limit:
+        raise ApiError("frame_too_large", f"bodies are at most {limit} bytes")
     try:
         return json.loads(data)
     except (ValueError, UnicodeDecodeError) as error:
@@ -68,26 +68,27 @@ def wants_msgpack(request: Request) -> bool:
     raise ApiError("not_acceptable", "Accept must allow application/json or application/msgpack")
 
 
-async def read_body(request: Request) -> Any:
-    """The request body decoded by its Content-Type (JSON when absent)."""
+async def read_body(request: Request, limit: int = MAX_MESSAGE_BYTES) -> Any:
+    """The request body (at most ``limit`` bytes) decoded by its Content-Type (JSON when
+    absent)."""
     declared = request.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > MAX_MESSAGE_BYTES:
-        raise ApiError("frame_too_large", f"bodies are at most {MAX_MESSAGE_BYTES} bytes")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise ApiError("frame_too_large", f"bodies are at most {limit} bytes")
     chunks = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
-        if size > MAX_MESSAGE_BYTES:
-            raise ApiError("frame_too_large", f"bodies are at most {MAX_MESSAGE_BYTES} bytes")
+        if size > limit:
+            raise ApiError("frame_too_large", f"bodies are at most {limit} bytes")
         chunks.append(chunk)
     data = b"".join(chunks)
     media = request.headers.get("content-type", JSON).split(";")[0].strip().lower()
     if not data:
         return {}
     if media in MSGPACK_ALIASES:
-        return unpack(data)
+        return unpack(data, limit)
     if media in (JSON, "text/json", ""):
-        return parse_json(data)
+        return parse_json(data, limit)
     raise ApiError("unsupported_media_type", f"Content-Type {media!r}: use {JSON} or {MSGPACK}")
 
 

@@ -272,6 +272,62 @@ DAILY_PATHS: dict[str, Any] = {
 }
 
 
+SCHEMAS["Verdict"] = {
+    "type": "object",
+    "description": "protocol/AUDIT.md; never carries the seed",
+    "required": ["passed", "outcome", "game_id", "game", "moves", "findings"],
+    "properties": {
+        "passed": {"type": "boolean"},
+        "outcome": {"enum": ["pass", "fail", "chain_only"]},
+        "game_id": {"type": ["string", "null"]},
+        "game": {"type": ["string", "null"]},
+        "daily": {"type": ["string", "null"]},
+        "moves": {"type": "integer", "description": "entries in the export"},
+        "replayed_moves": {"type": "integer"},
+        "replayed_score": {"type": ["integer", "null"]},
+        "replayed_status": {"type": ["string", "null"]},
+        "replayed_state_hash": {"type": ["string", "null"]},
+        "findings": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["check", "version", "detail"],
+                "properties": {
+                    "check": {"type": "string"},
+                    "version": {"type": ["integer", "null"]},
+                    "detail": {"type": "string"},
+                },
+            },
+        },
+    },
+}
+AUDIT_PATHS: dict[str, Any] = {
+    "/v1/audit": {
+        "post": {
+            "summary": "Audit a replay export, or a stored game by id (body up to 4 MiB)",
+            "requestBody": _body(
+                {
+                    "oneOf": [
+                        _ref("Replay"),
+                        {
+                            "type": "object",
+                            "required": ["game_id"],
+                            "additionalProperties": False,
+                            "properties": {"game_id": {"type": "string"}},
+                        },
+                    ]
+                },
+                "an export, or the id of a stored game",
+            ),
+            "responses": {
+                "200": _body(_ref("Verdict"), "the verdict (passed or not)"),
+                **_errors(400, 404, 413, 415),
+            },
+        }
+    },
+}
+
+
 def openapi_document() -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
@@ -381,10 +437,18 @@ def openapi_document() -> dict[str, Any]:
                         "200": _body(
                             {
                                 "type": "object",
-                                "required": ["snapshot", "patch", "duplicate"],
+                                "required": [
+                                    "snapshot",
+                                    "patch",
+                                    "version",
+                                    "applied_version",
+                                    "duplicate",
+                                ],
                                 "properties": {
                                     "snapshot": _ref("Snapshot"),
                                     "patch": {"oneOf": [_ref("Patch"), {"type": "null"}]},
+                                    "version": {"type": "integer"},
+                                    "applied_version": {"type": "integer"},
                                     "duplicate": {"type": "boolean"},
                                 },
                             },
@@ -402,5 +466,6 @@ def openapi_document() -> dict[str, Any]:
                 }
             },
             **DAILY_PATHS,
+            **AUDIT_PATHS,
         },
     }

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
+from server.audit import AUDIT_BODY_BYTES, audit, audit_stored
 from server.auth import bearer_token
 from server.codec import check_fields, read_body, respond
 from server.errors import ApiError
@@ -63,6 +65,9 @@ async def post_move(request: Request) -> Response:
         {"move": str, "version": int},
         {"move_id": str, "client_time": int},
     )
+    move_id = body.get("move_id")
+    if move_id is not None and not 1 <= len(move_id) <= 64:
+        raise ApiError("invalid_field", "move_id is 1-64 characters", field="move_id")
     game_id = request.path_params["id"]
     service = service_of(request)
     reply, patch, _ = await service.play(
@@ -70,11 +75,12 @@ async def post_move(request: Request) -> Response:
         player_id,
         body["move"],
         body["version"],
-        move_id=body.get("move_id") or "",
+        move_id=move_id or "",
         client_time=body.get("client_time"),
     )
     snapshot = await service.snapshot(game_id, player_id)
-    return respond(request, {"snapshot": snapshot, "patch": patch, "duplicate": reply["duplicate"]})
+    answer = {"snapshot": snapshot, "patch": patch, **reply}
+    return respond(request, answer)
 
 
 async def get_log(request: Request) -> Response:
@@ -120,3 +126,17 @@ async def get_my_rank(request: Request) -> Response:
 
 async def get_replay(request: Request) -> Response:
     return respond(request, await service_of(request).replay(request.path_params["id"]))
+
+
+async def post_audit(request: Request) -> Response:
+    """Audit a posted replay export, or the stored game of ``{"game_id"}`` (``AUDIT.md``).
+
+    A posted export is audited as it is (a missing seed is never filled in: that
+    would let anyone test moves against a secret deal).
+    """
+    body = await read_body(request, limit=AUDIT_BODY_BYTES)
+    if isinstance(body, dict) and set(body) == {"game_id"}:
+        verdict = await audit_stored(service_of(request), body["game_id"])
+    else:
+        verdict = await run_in_threadpool(audit, body)
+    return respond(request, verdict.to_dict())

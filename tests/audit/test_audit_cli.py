@@ -1,0 +1,170 @@
+"""``python -m server.audit``, run as a child process: files, stored games, leaderboards."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgpack
+from audit_helpers import (
+    SECRET,
+    FakeClock,
+    casual_game,
+    daily_game,
+    human_steps,
+    random_choice,
+    read_entry,
+    write_entry,
+)
+from redis.asyncio import Redis
+
+from server.service import GameService
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Bound on one run of the command, in seconds.
+RUN_TIMEOUT = 120
+
+
+async def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
+    return await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "server.audit", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )
+
+
+async def export_of_a_game(service: GameService, clock: FakeClock) -> dict[str, Any]:
+    rng = random.Random(51)
+    stored = await casual_game(
+        service, clock, "matrimony", "cli", 80, human_steps(rng), rng, resign=True
+    )
+    return await service.replay(stored.id)
+
+
+async def test_an_export_file(service: GameService, clock: FakeClock, tmp_path: Path) -> None:
+    export = await export_of_a_game(service, clock)
+    honest = tmp_path / "honest.json"
+    honest.write_text(json.dumps(export))
+    result = await run_cli(str(honest))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"{export['game_id']} (matrimony): PASS" in result.stdout
+
+    packed = tmp_path / "honest.msgpack"
+    packed.write_bytes(msgpack.packb(export))
+    result = await run_cli(str(packed), "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["passed"] is True
+
+    forged = copy.deepcopy(export)
+    forged["moves"][5]["move"] = "deal"
+    forged_file = tmp_path / "forged.json"
+    forged_file.write_text(json.dumps(forged))
+    result = await run_cli(str(forged_file))
+    assert result.returncode == 1
+    assert ": FAIL" in result.stdout
+    assert "broken_chain (version 6)" in result.stdout
+
+    result = await run_cli(str(forged_file), "--json")
+    assert result.returncode == 1
+    assert json.loads(result.stdout)["findings"][0]["check"] == "broken_chain"
+
+
+async def test_usage_and_file_errors(tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage.bin"
+    garbage.write_bytes(b"\xc1\xc1 not an export")
+    result = await run_cli(str(garbage))
+    assert result.returncode == 2
+    assert "neither JSON nor msgpack" in result.stderr
+
+    assert (await run_cli(str(tmp_path / "missing.json"))).returncode == 2
+    assert (await run_cli()).returncode == 2
+    assert (await run_cli("--game-id", "g_x")).returncode == 2  # no Redis URL
+    url = "redis://127.0.0.1:1/0"
+    assert (
+        await run_cli("--leaderboard", "colorado", "14/03/2026", "--redis-url", url)
+    ).returncode == 2
+    assert (
+        await run_cli("--leaderboard", "klondike", "2026-03-14", "--redis-url", url)
+    ).returncode == 2
+    result = await run_cli("--game-id", "g_x", "--redis-url", "redis://127.0.0.1:1/0")
+    assert result.returncode == 2
+    assert "redis" in result.stderr
+
+
+async def test_a_stored_game(
+    service: GameService, clock: FakeClock, redis_url: str, redis_client: Redis
+) -> None:
+    export = await export_of_a_game(service, clock)
+    game_id = export["game_id"]
+    result = await run_cli("--game-id", game_id, "--redis-url", redis_url)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "PASS" in result.stdout
+
+    result = await run_cli("--game-id", "g_unknown", "--redis-url", redis_url)
+    assert result.returncode == 2
+    assert "g_unknown" in result.stderr
+
+    await redis_client.hset(f"game:{{{game_id}}}", "score", export["score"] + 1)
+    result = await run_cli("--game-id", game_id, "--redis-url", redis_url, "--json")
+    assert result.returncode == 1
+    assert [f["check"] for f in json.loads(result.stdout)["findings"]] == ["score_mismatch"]
+
+
+async def test_a_leaderboard(
+    service: GameService, clock: FakeClock, redis_url: str, redis_client: Redis
+) -> None:
+    rng = random.Random(52)
+    games = []
+    for moves in (20, 35, 50):
+        games.append(
+            await daily_game(
+                service,
+                clock,
+                "empress_of_italy",
+                random_choice(rng),
+                human_steps(rng),
+                moves,
+                resign=True,
+            )
+        )
+    date = games[0].daily
+    # One entry gets a better score than its game earned.
+    forged = await read_entry(redis_client, "empress_of_italy", date, games[1].owner)
+    forged["score"] += 20
+    await write_entry(redis_client, "empress_of_italy", date, forged)
+
+    result = await run_cli(
+        "--leaderboard", "empress_of_italy", date, "--redis-url", redis_url, "--secret", SECRET
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    progress = result.stderr.splitlines()
+    assert len(progress) == 3
+    assert all(re.fullmatch(r"\[[123]/3\] g_\S+ (pass|fail)", line) for line in progress)
+    assert f"{games[1].id} fail" in result.stderr
+    assert "3 audited: 2 passed, 1 failed" in result.stdout
+    row = next(line for line in result.stdout.splitlines() if games[1].id in line)
+    assert "leaderboard_mismatch" in row
+
+    result = await run_cli(
+        "--leaderboard", "empress_of_italy", date, "--redis-url", redis_url, "--json"
+    )
+    document = json.loads(result.stdout)
+    assert (document["audited"], document["passed"], document["failed"]) == (3, 2, 1)
+
+    # An empty board passes (nothing to fail).
+    result = await run_cli("--leaderboard", "colorado", date, "--redis-url", redis_url)
+    assert result.returncode == 0
+    assert "0 audited" in result.stdout
