@@ -40,6 +40,13 @@ Op = dict[str, Any]
 
 SERIAL_FORMAT = 1
 
+#: JSON text of each card id's text (up to 4 decks), e.g. ``'"10H"'``.
+_CARD_JSON = tuple(f'"{cards.FACE_TEXT[card % 52]}"' for card in range(52 * 4))
+
+
+def _pile_json(pile: list[int]) -> str:
+    return "[" + ",".join(map(_CARD_JSON.__getitem__, pile)) + "]"
+
 
 class Game:
     """A game in progress.  Create one with :func:`server.rules.new_game`."""
@@ -69,6 +76,9 @@ class Game:
     _source_slots: ClassVar[tuple[int, ...]]
     _route_table: ClassVar[tuple[tuple[int, ...], ...]]
     _reaches_tableau: ClassVar[tuple[bool, ...]]
+    #: Keys :meth:`table` may have, sorted (the canonical JSON's order).
+    _table_keys: ClassVar[tuple[str, ...]]
+    _single_slots: ClassVar[dict[str, int]]
     _move_table: ClassVar[tuple[tuple[Move | None, ...], ...]]
     _move_slots: ClassVar[dict[str, tuple[int, int]]]
     #: Slots of the single piles (-1 when the game has no such pile).
@@ -104,6 +114,10 @@ class Game:
         cls._reaches_tableau = tuple(
             any(row[s] for s, p in enumerate(layout) if p.kind == "tableau") for row in table
         )
+        cls._single_slots = {kind: cls.slot_of[Pile(kind)] for kind in cls.single_piles}
+        cls._table_keys = tuple(
+            sorted(["foundations", "tableau", "base_rank", "redeals_left", *cls.single_piles])
+        )
         cls.tableau_slots = range(cls.foundation_count, cls.foundation_count + cls.tableau_count)
         cls.stock_slot = cls.slot_of.get(Pile("stock"), -1)
         cls.waste_slot = cls.slot_of.get(Pile("waste"), -1)
@@ -135,8 +149,8 @@ class Game:
             *((slot, self.foundation_wants, slot) for slot in foundations),
             *((slot, self.tableau_wants, i) for i, slot in enumerate(self.tableau_slots)),
         ]
+        self._wanter_of = {slot: (wants, index) for slot, wants, index in self._wanters}
         self._legal: list[Move] | None = None
-        self._legal_set: frozenset[str] | None = None
 
     @classmethod
     def new(cls, seed: str) -> Game:
@@ -154,6 +168,8 @@ class Game:
 
     def pile(self, kind: str, index: int | None = None) -> list[int]:
         """The cards of a pile, bottom first (ids; see :mod:`server.rules.cards`)."""
+        if index is None:
+            return self.piles[self._single_slots[kind]]
         return self.piles[self.slot_of[Pile(kind, index)]]
 
     @property
@@ -175,7 +191,7 @@ class Game:
     @property
     def score(self) -> int:
         """Cards on the foundations."""
-        return sum(len(pile) for pile in self.foundations)
+        return sum(map(len, self.foundations))
 
     @property
     def total_cards(self) -> int:
@@ -264,6 +280,37 @@ class Game:
             moves.append(REDEAL)
         return moves
 
+    def is_legal(self, move: Move | str) -> bool:
+        """Whether ``move`` is legal now: ``move in legal_moves()`` (or ``resign``
+        while playing), decided without listing every move."""
+        if self.status != PLAYING:
+            return False
+        if not isinstance(move, Move):
+            move = Move(move)
+        if move == RESIGN:
+            return True
+        if move == DEAL:
+            return self.can_deal() is None
+        if move == REDEAL:
+            return self.can_redeal() is None
+        slots = self._move_slots.get(move)
+        if slots is None:
+            return False  # no such pile, or no route between the two
+        source, target = slots
+        pile = self.piles[source]
+        if not pile or (self._route_table[source][target] == 2 and self.piles[target]):
+            return False
+        wants, index = self._wanter_of[target]
+        wanted = wants(index)
+        return wanted is ANY or pile[-1] % 52 in wanted
+
+    def _has_a_move(self) -> bool:
+        if self._legal is not None:
+            return bool(self._legal)
+        if self.can_deal() is None or self.can_redeal() is None:
+            return True
+        return bool(self.legal_moves())
+
     # -- playing -------------------------------------------------------------
 
     def play(self, move: Move | str) -> list[Op]:
@@ -279,12 +326,9 @@ class Game:
                 raise IllegalMove(f"the game is over ({self.status})", "game_over")
             self.status = RESIGNED
             self.moves_played += 1
-            # Both caches: a legal set computed before resigning must not let a move through.
-            self._legal, self._legal_set = [], frozenset()
+            self._legal = []
             return []
-        if self._legal_set is None:
-            self._legal_set = frozenset(self.legal_moves())
-        if move not in self._legal_set:
+        if not self.is_legal(move):
             raise IllegalMove(*self.explain(move))
         if move == DEAL:
             ops = self.deal()
@@ -312,10 +356,10 @@ class Game:
         }
 
     def _refresh_status(self) -> None:
-        self._legal = self._legal_set = None
+        self._legal = None
         if self.score == self.total_cards:
             self.status = WON
-        elif not self.legal_moves():
+        elif not self._has_a_move():
             self.status = STUCK
 
     def explain(self, move: Move) -> tuple[str, str]:
@@ -401,17 +445,33 @@ class Game:
     def state_hash(self) -> str:
         """SHA-256 (hex) of the canonical JSON of game, seed, status and table.
 
-        Canonical JSON: keys sorted, no whitespace, ASCII (``protocol/STATE.md``).
+        Canonical JSON: keys sorted, no whitespace, ASCII (``protocol/STATE.md``);
+        written here directly rather than through ``json.dumps(..., sort_keys=True)``
+        (the same text, a test checks) because audits hash every position.
         The seed is in it so that, while the seed is secret, nobody can find the
         order of the last few stock cards by trying each against a published hash.
         """
-        document = {
-            "game": self.name,
-            "seed": self.seed,
-            "status": self.status,
-            "table": self.table(),
-        }
-        canonical = json.dumps(document, sort_keys=True, separators=(",", ":"))
+        fields = []
+        for key in self._table_keys:
+            if key == "foundations":
+                value = "[" + ",".join(map(_pile_json, self.foundations)) + "]"
+            elif key == "tableau":
+                value = "[" + ",".join(map(_pile_json, self.tableau)) + "]"
+            elif key == "base_rank":
+                if self.base_rank is None:
+                    continue
+                value = '"' + cards.rank_text(self.base_rank) + '"'
+            elif key == "redeals_left":
+                if self.redeals_left is None:
+                    continue
+                value = str(self.redeals_left)
+            else:
+                value = _pile_json(self.piles[self._single_slots[key]])
+            fields.append(f'"{key}":{value}')
+        canonical = (
+            f'{{"game":"{self.name}","seed":{json.dumps(self.seed)},'
+            f'"status":"{self.status}","table":{{{",".join(fields)}}}}}'
+        )
         return hashlib.sha256(canonical.encode()).hexdigest()
 
     # -- storage -------------------------------------------------------------
