@@ -35,15 +35,17 @@ class Hub:
         self._listeners: dict[str, set[Listener]] = {}
         self._pubsub: Any = None
         self._task: asyncio.Task[None] | None = None
-        self._changed = asyncio.Event()
+        self._stopping = False
 
     async def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="hub")
 
     async def stop(self) -> None:
-        if self._task:
+        self._stopping = True
+        # redis-py can swallow a cancellation that lands while it connects: insist.
+        while self._task is not None and not self._task.done():
             self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+            await asyncio.wait({self._task}, timeout=0.1)
         if self._pubsub is not None:
             await self._pubsub.aclose()
 
@@ -68,7 +70,7 @@ class Hub:
 
     async def _run(self) -> None:
         delay = 0.1
-        while True:
+        while not self._stopping:
             try:
                 self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
                 # A placeholder channel keeps the connection in subscribe mode.

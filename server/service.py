@@ -16,7 +16,15 @@ from server import auth, daily
 from server.codec import pack
 from server.errors import ApiError
 from server.leaderboard import Entry, Leaderboards
-from server.rules import GAMES, Game, IllegalMove, UnknownGame, load_game, new_game
+from server.rules import (
+    GAMES,
+    Game,
+    IllegalMove,
+    Move,
+    UnknownGame,
+    load_game,
+    new_game,
+)
 from server.store import RANKED_TTL, Store, StoredGame
 
 REPLAY_FORMAT = "solitaire-replay/1"
@@ -132,9 +140,12 @@ class GameService:
             chain_head=chain.genesis(game_id, name, deal_hash),
             created_at=now,
             updated_at=now,
-            finished_at=0,
+            # Some deals are stuck before any move (about 1 in 20 Gloucestershire deals).
+            finished_at=now if game.is_over else 0,
         )
         await self.store.create_game(stored)
+        if stored.ranked and game.is_over:
+            await self._record_ranked(stored, game)
         return stored, game
 
     # -- daily challenges -----------------------------------------------------
@@ -241,6 +252,8 @@ class GameService:
                 version=stored.version,
             )
         try:
+            # The normal form is what is logged and chained (ASCII, no stray spaces).
+            move = Move(move)
             ops = game.play(move)
         except IllegalMove as error:
             self._put(stored, game)

@@ -1,0 +1,101 @@
+"""``python -m server`` as real processes: two instances on one Redis, and the run
+command with no Redis at all."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import httpx
+from conftest import SECRET, Api, WSClient, apply_patch
+from websockets.asyncio.client import connect
+
+from server.rules import new_game
+
+
+async def open_socket(url: str) -> WSClient:
+    return WSClient(await asyncio.wait_for(connect(url, max_size=None), 5))
+
+
+async def test_two_instances_share_patches(redis_url: str, spawn_server) -> None:
+    first = await spawn_server(
+        "--redis-url", redis_url, "--secret", SECRET, "--log-level", "warning"
+    )
+    second = await spawn_server(
+        "--redis-url", redis_url, "--secret", SECRET, "--log-level", "warning"
+    )
+    async with (
+        httpx.AsyncClient(base_url=first.base_url, timeout=10) as http_a,
+        httpx.AsyncClient(base_url=second.base_url, timeout=10) as http_b,
+    ):
+        api_a, api_b = Api(http_a), Api(http_b)
+        owner = await api_a.player()
+        created = await api_a.create_game(owner, "empress_of_italy", "two-instances")
+        game_id = created["id"]
+        # A token from instance A works on B (shared secret), the game is on both.
+        assert (await api_b.get(game_id, owner))["legal_moves"] == created["legal_moves"]
+
+        spectator = await open_socket(second.ws_url)
+        mover = await open_socket(first.ws_url)
+        try:
+            assert (await spectator.subscribe(game_id))["role"] == "spectator"
+            view = (await spectator.recv("snapshot"))["snapshot"]["view"]
+            await mover.auth(owner)
+
+            engine = new_game("empress_of_italy", "two-instances")
+            rng = random.Random(20)
+            version = 0
+            for index in range(20):
+                move = rng.choice(engine.legal_moves())
+                reply = await mover.move(game_id, move, version, f"a{index}")
+                assert reply["type"] == "accepted", reply
+                engine.play(move)
+                version = reply["version"]
+            assert version == 20
+
+            for expected in range(20):
+                patch = await spectator.recv("patch")
+                assert (patch["from"], patch["to"]) == (expected, expected + 1)
+                view = apply_patch(view, patch)
+            assert view == engine.view()
+            assert await spectator.ping() == []
+            assert (await api_b.get(game_id))["view"] == engine.view()
+
+            # And back: moves made on B reach a watcher on A.
+            watcher = await open_socket(first.ws_url)
+            await watcher.subscribe(game_id, 20)
+            reply = await api_b.move(owner, game_id, engine.legal_moves()[0], 20)
+            assert reply["snapshot"]["version"] == 21
+            patch = await watcher.recv("patch")
+            assert (patch["from"], patch["to"]) == (20, 21)
+            assert (await spectator.recv("patch"))["to"] == 21
+            await watcher.close()
+        finally:
+            await spectator.close()
+            await mover.close()
+
+
+async def test_run_command_without_redis(spawn_server) -> None:
+    process = await spawn_server()  # no --redis-url and no REDIS_URL in its environment
+    line = await process.wait_for_line("NOTHING PERSISTS")
+    assert "WARNING" in line
+    async with httpx.AsyncClient(base_url=process.base_url, timeout=10) as http:
+        api = Api(http)
+        owner = await api.player()
+        created = await api.create_game(owner, "balcony", "embedded")
+        move = created["legal_moves"][0]
+        reply = await api.move(owner, created["id"], move, 0)
+        engine = new_game("balcony", "embedded")
+        engine.play(move)
+        assert reply["snapshot"]["view"] == engine.view()
+        assert reply["snapshot"]["version"] == 1
+        assert (await http.get("/readyz")).status_code == 200
+
+        ws = await open_socket(process.ws_url)
+        try:
+            await ws.subscribe(created["id"])
+            assert (await ws.recv("snapshot"))["snapshot"]["version"] == 1
+            reply = await api.move(owner, created["id"], "resign", 1)
+            assert (await ws.recv("patch"))["to"] == 2
+        finally:
+            await ws.close()
