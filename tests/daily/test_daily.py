@@ -225,3 +225,15 @@ async def test_my_rank_shows_the_entries_around_me(api: Api, redis_url: str) -> 
 async def test_leaderboard_members_sort_as_documented() -> None:
     member = entry("p_abc", 104, True, 231, 412_345, 1795980902792).member()
     assert member == "895.0.00000231.000000412345.1795980902792.p_abc"
+
+
+async def test_a_deal_stuck_before_any_move_is_ranked_at_once(api: Api) -> None:
+    # With this secret, 2026-11-29's Gloucestershire deal has no legal move at all
+    # (about 1 deal in 20 does): the attempt is over as soon as it is dealt.
+    token = await api.player()
+    game = await api.call("POST", "/v1/daily/gloucestershire", token)
+    assert game["status"] == "stuck" and game["legal_moves"] == []
+    board = await api.call("GET", f"/v1/leaderboards/gloucestershire/{DAY}")
+    [entry] = board["entries"]
+    assert entry["game_id"] == game["id"]
+    assert entry["moves"] == 0 and entry["elapsed_ms"] == 0 and entry["score"] == 0
