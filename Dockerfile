@@ -3,6 +3,14 @@
 # replica), SERVER_SECRET (every replica must share it), WORKERS, LOG_LEVEL.
 #   docker build -t solitaire-server .
 #   docker run -e REDIS_URL=redis://redis:6379/0 -e SERVER_SECRET=... -p 8000:8000 solitaire-server
+# The web client's one npm dependency, installed from the lock file in a throwaway stage.
+FROM node:20-slim AS web
+WORKDIR /web
+COPY clients/web/package.json clients/web/package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY clients/web/index.html ./
+COPY clients/web/static/ static/
+
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -23,6 +31,10 @@ COPY protocol/ protocol/
 COPY clients/ clients/
 RUN pip install --no-cache-dir . \
     && rm -rf build *.egg-info
+
+# The web client, served at / (the server finds it through WEB_ROOT).
+COPY --from=web /web /srv/web
+ENV WEB_ROOT=/srv/web
 
 # Run from an empty directory so `python -m server` imports the installed package.
 WORKDIR /app

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import mimetypes
+import os
 import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -119,7 +120,10 @@ async def internal_error(request: Request, error: Exception) -> Response:
 
 
 #: The browser client (``clients/web``): its page, its files, and its one npm dependency.
-WEB_ROOT = Path(__file__).resolve().parent.parent / "clients" / "web"
+#: ``WEB_ROOT`` overrides it where the server runs from an installed package (the image).
+WEB_ROOT = Path(
+    os.environ.get("WEB_ROOT") or Path(__file__).resolve().parent.parent / "clients" / "web"
+)
 MSGPACK_ESM = WEB_ROOT / "node_modules" / "@msgpack" / "msgpack" / "dist.esm"
 # Browsers run an ES module only if it is served as JavaScript, whatever the system knows.
 mimetypes.add_type("text/javascript", ".mjs")

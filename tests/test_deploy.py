@@ -121,8 +121,10 @@ def ignored(path: str) -> bool:
     return result
 
 
-def test_dockerfile_base_image_is_python_311_slim() -> None:
-    assert instructions("FROM") == ["python:3.11-slim"]
+def test_dockerfile_final_image_is_python_311_slim_with_the_web_client_built_by_node() -> None:
+    assert instructions("FROM") == ["node:20-slim AS web", "python:3.11-slim"]
+    assert "/srv/web" in instructions("COPY")[-1] and "--from=web" in instructions("COPY")[-1]
+    assert "WEB_ROOT=/srv/web" in instructions("ENV")
 
 
 def test_dockerfile_cmd_runs_the_entry_point_of_scripts_run(
@@ -184,6 +186,8 @@ def test_dockerfile_installs_the_project_not_editable_without_dev_extras() -> No
 def test_dockerfile_copies_every_source_the_install_needs() -> None:
     copied = set()
     for copy in instructions("COPY"):
+        if "--from=" in copy:
+            continue  # from the build stage, not the build context
         words = [w for w in copy.split() if not w.startswith("--")]
         copied.update(source.strip("/") for source in words[:-1])
     assert set(IMAGE_SOURCES) <= copied, copied
