@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -193,7 +193,12 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         client = redis
         if client is None and settings.redis_url:
-            client = Redis.from_url(settings.redis_url, health_check_interval=10)
+            # A blocking pool waits for a free connection where the default one fails
+            # ("Too many connections") under a few hundred busy clients.
+            pool = BlockingConnectionPool.from_url(
+                settings.redis_url, max_connections=64, timeout=5, health_check_interval=10
+            )
+            client = Redis.from_pool(pool)  # owns the pool: aclose() closes it
         if client is None:
             log.warning(
                 "no REDIS_URL: using the embedded in-process store; NOTHING PERSISTS "

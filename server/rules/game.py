@@ -84,6 +84,7 @@ class Game:
     #: Slots of the single piles (-1 when the game has no such pile).
     stock_slot: ClassVar[int]
     tableau_slots: ClassVar[range]
+    foundation_slots: ClassVar[range]
     waste_slot: ClassVar[int]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -118,6 +119,7 @@ class Game:
         cls._table_keys = tuple(
             sorted(["foundations", "tableau", "base_rank", "redeals_left", *cls.single_piles])
         )
+        cls.foundation_slots = range(cls.foundation_count)
         cls.tableau_slots = range(cls.foundation_count, cls.foundation_count + cls.tableau_count)
         cls.stock_slot = cls.slot_of.get(Pile("stock"), -1)
         cls.waste_slot = cls.slot_of.get(Pile("waste"), -1)
@@ -150,6 +152,8 @@ class Game:
             *((slot, self.tableau_wants, i) for i, slot in enumerate(self.tableau_slots)),
         ]
         self._wanter_of = {slot: (wants, index) for slot, wants, index in self._wanters}
+        # Canonical JSON of each pile, for state_hash; None where a pile changed.
+        self._pile_json: list[str | None] = [None] * len(self.piles)
         self._legal: list[Move] | None = None
 
     @classmethod
@@ -339,12 +343,13 @@ class Game:
             ops = self._move_card(source, target)
             ops += self.after_move(source, target)
         self.moves_played += 1
-        self._refresh_status()
+        self._update_status()
         return ops
 
     def _move_card(self, source: int, target: int) -> list[Op]:
         card = self.piles[source].pop()
         self.piles[target].append(card)
+        self._pile_json[source] = self._pile_json[target] = None
         return [self.move_op(source, target, card)]
 
     def move_op(self, source: int, target: int, card: int) -> Op:
@@ -356,6 +361,12 @@ class Game:
         }
 
     def _refresh_status(self) -> None:
+        """Recompute everything derived from the piles: call it after editing
+        :attr:`piles` by hand (moves keep it up to date themselves)."""
+        self._pile_json = [None] * len(self.piles)
+        self._update_status()
+
+    def _update_status(self) -> None:
         self._legal = None
         if self.score == self.total_cards:
             self.status = WON
@@ -453,10 +464,9 @@ class Game:
         """
         fields = []
         for key in self._table_keys:
-            if key == "foundations":
-                value = "[" + ",".join(map(_pile_json, self.foundations)) + "]"
-            elif key == "tableau":
-                value = "[" + ",".join(map(_pile_json, self.tableau)) + "]"
+            if key == "foundations" or key == "tableau":
+                slots = self.foundation_slots if key == "foundations" else self.tableau_slots
+                value = "[" + ",".join([self._json_of(slot) for slot in slots]) + "]"
             elif key == "base_rank":
                 if self.base_rank is None:
                     continue
@@ -466,13 +476,19 @@ class Game:
                     continue
                 value = str(self.redeals_left)
             else:
-                value = _pile_json(self.piles[self._single_slots[key]])
+                value = self._json_of(self._single_slots[key])
             fields.append(f'"{key}":{value}')
         canonical = (
             f'{{"game":"{self.name}","seed":{json.dumps(self.seed)},'
             f'"status":"{self.status}","table":{{{",".join(fields)}}}}}'
         )
         return hashlib.sha256(canonical.encode()).hexdigest()
+
+    def _json_of(self, slot: int) -> str:
+        text = self._pile_json[slot]
+        if text is None:
+            text = self._pile_json[slot] = _pile_json(self.piles[slot])
+        return text
 
     # -- storage -------------------------------------------------------------
 
