@@ -349,19 +349,6 @@ class GameService:
             return daily.is_closed(stored.daily, self.clock())
         return stored.status != "playing"
 
-    async def _moves(self, game_id: str) -> list[dict[str, Any]]:
-        return [
-            {
-                "version": int(entry["version"]),
-                "move": entry["move"],
-                "server_time": int(entry["server_time"]),
-                "client_time": int(entry["client_time"]) if entry["client_time"] else None,
-                "state_hash": entry["state_hash"],
-                "hash": entry["chain"],
-            }
-            for entry in await self.store.log(game_id)
-        ]
-
     async def log(self, game_id: str) -> dict[str, Any]:
         stored = await self.load(game_id)
         return {
@@ -370,7 +357,7 @@ class GameService:
             "status": stored.status,
             "version": stored.version,
             "seed": stored.seed if self.seed_revealed(stored) else None,
-            "moves": await self._moves(game_id),
+            "moves": await self.store.log(game_id),
         }
 
     async def replay(self, game_id: object, with_seed: bool = False) -> dict[str, Any]:
@@ -389,7 +376,7 @@ class GameService:
             "finished_at": stored.finished_at or None,
             "status": stored.status,
             "score": stored.score,
-            "moves": await self._moves(stored.id),
+            "moves": await self.store.log(stored.id),
             "chain_head": stored.chain_head,
         }
 

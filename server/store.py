@@ -249,8 +249,17 @@ class Store:
             return None
         return [patch for patch, _ in entries]
 
-    async def log(self, game_id: str) -> list[dict[str, str]]:
+    async def log(self, game_id: str) -> list[dict[str, Any]]:
+        """The move log, oldest first (``protocol/REST.md``, "Log")."""
         entries = await self.redis.xrange(f"{game_key(game_id)}:log")
         return [
-            {key.decode(): value.decode() for key, value in fields.items()} for _, fields in entries
+            {
+                "version": int(fields[b"version"]),
+                "move": fields[b"move"].decode(),
+                "server_time": int(fields[b"server_time"]),
+                "client_time": int(fields[b"client_time"]) if fields[b"client_time"] else None,
+                "state_hash": fields[b"state_hash"].decode(),
+                "hash": fields[b"chain"].decode(),
+            }
+            for _, fields in entries
         ]

@@ -401,11 +401,11 @@ class _Audit:
                     f"move {number} {move!r} (version {version}) is not legal: {error.reason} "
                     f"[{error.code}]; the replay stops here",
                 )
+                verdict.replayed_status, verdict.replayed_score = game.status, game.score
                 return
             state_hash = game.state_hash()
             verdict.replayed_moves = number
             verdict.replayed_state_hash = state_hash
-            verdict.replayed_status, verdict.replayed_score = game.status, game.score
             if entry["state_hash"] != state_hash:
                 self.find(
                     "state_hash_mismatch",
@@ -413,6 +413,7 @@ class _Audit:
                     f"after move {move!r} the table's hash is {state_hash[:12]}…, not the "
                     f"recorded {entry['state_hash'][:12]}…",
                 )
+        verdict.replayed_status, verdict.replayed_score = game.status, game.score
         if verdict.replayed_status != export["status"]:
             self.find(
                 "status_mismatch",

@@ -79,6 +79,8 @@ class Game:
     #: Keys :meth:`table` may have, sorted (the canonical JSON's order).
     _table_keys: ClassVar[tuple[str, ...]]
     _single_slots: ClassVar[dict[str, int]]
+    #: 0 for a foundation, 1 for a tableau pile, -1 for the others.
+    _group_of_slot: ClassVar[tuple[int, ...]]
     _move_table: ClassVar[tuple[tuple[Move | None, ...], ...]]
     _move_slots: ClassVar[dict[str, tuple[int, int]]]
     #: Slots of the single piles (-1 when the game has no such pile).
@@ -114,6 +116,9 @@ class Game:
         cls._route_table = tuple(table)
         cls._reaches_tableau = tuple(
             any(row[s] for s, p in enumerate(layout) if p.kind == "tableau") for row in table
+        )
+        cls._group_of_slot = tuple(
+            {"foundation": 0, "tableau": 1}.get(pile.kind, -1) for pile in layout
         )
         cls._single_slots = {kind: cls.slot_of[Pile(kind)] for kind in cls.single_piles}
         cls._table_keys = tuple(
@@ -152,8 +157,11 @@ class Game:
             *((slot, self.tableau_wants, i) for i, slot in enumerate(self.tableau_slots)),
         ]
         self._wanter_of = {slot: (wants, index) for slot, wants, index in self._wanters}
-        # Canonical JSON of each pile, for state_hash; None where a pile changed.
-        self._pile_json: list[str | None] = [None] * len(self.piles)
+        # Canonical JSON pieces for state_hash; None where a pile changed.
+        self._pile_json: list[str | None] = []
+        self._group_json: list[str | None] = []
+        self._forget_json()
+        self._hash_prefix = '{"game":"' + self.name + '","seed":' + json.dumps(seed) + ","
         self._legal: list[Move] | None = None
 
     @classmethod
@@ -349,7 +357,7 @@ class Game:
     def _move_card(self, source: int, target: int) -> list[Op]:
         card = self.piles[source].pop()
         self.piles[target].append(card)
-        self._pile_json[source] = self._pile_json[target] = None
+        self._changed(source, target)
         return [self.move_op(source, target, card)]
 
     def move_op(self, source: int, target: int, card: int) -> Op:
@@ -363,7 +371,7 @@ class Game:
     def _refresh_status(self) -> None:
         """Recompute everything derived from the piles: call it after editing
         :attr:`piles` by hand (moves keep it up to date themselves)."""
-        self._pile_json = [None] * len(self.piles)
+        self._forget_json()
         self._update_status()
 
     def _update_status(self) -> None:
@@ -465,8 +473,8 @@ class Game:
         fields = []
         for key in self._table_keys:
             if key == "foundations" or key == "tableau":
-                slots = self.foundation_slots if key == "foundations" else self.tableau_slots
-                value = "[" + ",".join([self._json_of(slot) for slot in slots]) + "]"
+                group = 0 if key == "foundations" else 1
+                value = self._group_json[group] or self._build_group_json(group)
             elif key == "base_rank":
                 if self.base_rank is None:
                     continue
@@ -476,19 +484,35 @@ class Game:
                     continue
                 value = str(self.redeals_left)
             else:
-                value = self._json_of(self._single_slots[key])
+                slot = self._single_slots[key]
+                value = self._pile_json[slot] or self._build_pile_json(slot)
             fields.append(f'"{key}":{value}')
-        canonical = (
-            f'{{"game":"{self.name}","seed":{json.dumps(self.seed)},'
-            f'"status":"{self.status}","table":{{{",".join(fields)}}}}}'
-        )
+        canonical = f'{self._hash_prefix}"status":"{self.status}","table":{{{",".join(fields)}}}}}'
         return hashlib.sha256(canonical.encode()).hexdigest()
 
-    def _json_of(self, slot: int) -> str:
-        text = self._pile_json[slot]
-        if text is None:
-            text = self._pile_json[slot] = _pile_json(self.piles[slot])
+    # Each pile's canonical JSON, and each group's (foundations, tableau), is kept
+    # until a move changes it: a move touches two or three of up to 30 piles.
+
+    def _build_pile_json(self, slot: int) -> str:
+        text = self._pile_json[slot] = _pile_json(self.piles[slot])
         return text
+
+    def _build_group_json(self, group: int) -> str:
+        slots = self.foundation_slots if group == 0 else self.tableau_slots
+        texts = [self._pile_json[slot] or self._build_pile_json(slot) for slot in slots]
+        text = self._group_json[group] = "[" + ",".join(texts) + "]"
+        return text
+
+    def _changed(self, *slots: int) -> None:
+        for slot in slots:
+            self._pile_json[slot] = None
+            group = self._group_of_slot[slot]
+            if group >= 0:
+                self._group_json[group] = None
+
+    def _forget_json(self) -> None:
+        self._pile_json = [None] * len(self.piles)
+        self._group_json = [None, None]
 
     # -- storage -------------------------------------------------------------
 

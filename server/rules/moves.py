@@ -60,6 +60,12 @@ class Pile:
         return cls(match.group(1), int(match.group(2)))
 
 
+#: Moves already parsed, by the text they were parsed from (bounded: texts are the
+#: client's). Parsing is a visible share of replaying a game.
+_PARSED: dict[str, Move] = {}
+_PARSED_LIMIT = 10_000
+
+
 class Move(str):
     """One move, as its normalised text.
 
@@ -73,6 +79,16 @@ class Move(str):
     target: Pile | None
 
     def __new__(cls, text: str) -> Move:
+        known = _PARSED.get(text) if isinstance(text, str) else None
+        if known is not None:
+            return known
+        move = cls._parse(text)
+        if len(_PARSED) < _PARSED_LIMIT:
+            _PARSED[text] = move
+        return move
+
+    @classmethod
+    def _parse(cls, text: str) -> Move:
         if not isinstance(text, str):
             raise MalformedMove(f"a move is text, not {type(text).__name__}")
         if text in ACTIONS:
