@@ -363,8 +363,18 @@ class GameService:
     async def replay(self, game_id: object, with_seed: bool = False) -> dict[str, Any]:
         """The replay export (``protocol/AUDIT.md``).  ``with_seed`` is for the
         server's own audit: the seed of a game still secret never leaves it."""
-        stored = await self.load(game_id)
-        return {
+        return (await self.stored_replay(game_id, with_seed))[1]
+
+    async def stored_replay(
+        self, game_id: object, with_seed: bool = False
+    ) -> tuple[StoredGame, dict[str, Any]]:
+        """The game's record and its replay export, read together (they agree)."""
+        if not isinstance(game_id, str) or len(game_id) > 64:
+            raise ApiError("unknown_game", "no such game")
+        stored, moves = await self.store.load_with_log(game_id)
+        if stored is None:
+            raise ApiError("unknown_game", f"no game {game_id!r} (it may have expired)")
+        return stored, {
             "format": REPLAY_FORMAT,
             "game_id": stored.id,
             "game": stored.game,
@@ -376,7 +386,7 @@ class GameService:
             "finished_at": stored.finished_at or None,
             "status": stored.status,
             "score": stored.score,
-            "moves": await self.store.log(stored.id),
+            "moves": moves,
             "chain_head": stored.chain_head,
         }
 

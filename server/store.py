@@ -160,7 +160,19 @@ class Store:
             await pipe.execute()
 
     async def load(self, game_id: str) -> StoredGame | None:
-        values = await self.redis.hmget(game_key(game_id), GAME_FIELDS)
+        return self._stored(game_id, await self.redis.hmget(game_key(game_id), GAME_FIELDS))
+
+    async def load_with_log(self, game_id: str) -> tuple[StoredGame | None, list[dict[str, Any]]]:
+        """The record and its move log, read in one atomic step (so they agree)."""
+        key = game_key(game_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hmget(key, GAME_FIELDS)
+            pipe.xrange(f"{key}:log")
+            values, entries = await pipe.execute()
+        return self._stored(game_id, values), self._moves(entries)
+
+    @staticmethod
+    def _stored(game_id: str, values: list[Any]) -> StoredGame | None:
         if values[0] is None:
             return None
         fields = dict(zip(GAME_FIELDS, values, strict=True))
@@ -251,7 +263,10 @@ class Store:
 
     async def log(self, game_id: str) -> list[dict[str, Any]]:
         """The move log, oldest first (``protocol/REST.md``, "Log")."""
-        entries = await self.redis.xrange(f"{game_key(game_id)}:log")
+        return self._moves(await self.redis.xrange(f"{game_key(game_id)}:log"))
+
+    @staticmethod
+    def _moves(entries: list[Any]) -> list[dict[str, Any]]:
         return [
             {
                 "version": int(fields[b"version"]),

@@ -26,9 +26,6 @@ from server.rules import UnknownGame, load_game
 if TYPE_CHECKING:
     from server.service import GameService
 
-#: Reads of a game being played can straddle a move; retried this many times.
-CONSISTENT_READ_ATTEMPTS = 5
-
 
 async def audit_stored(
     service: GameService,
@@ -43,14 +40,7 @@ async def audit_stored(
     game's own entry (looked up by game, day and owner).  ``check_daily_seed``
     needs ``service.secret`` to be the server's real secret.
     """
-    stored = await service.load(game_id)
-    export = await service.replay(stored.id, with_seed=True)
-    for _ in range(CONSISTENT_READ_ATTEMPTS):
-        # A move between the two reads: read both again until they agree.
-        if export["chain_head"] == stored.chain_head and len(export["moves"]) == stored.version:
-            break
-        stored = await service.load(stored.id)
-        export = await service.replay(stored.id, with_seed=True)
+    stored, export = await service.stored_replay(game_id, with_seed=True)
     if entry is None and stored.daily:
         entry = await service.leaderboards.entry(stored.game, stored.daily, stored.owner)
     entry_dict = None if entry is None else dataclasses.asdict(entry)
