@@ -91,6 +91,8 @@ class Game:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if "name" not in cls.__dict__:
+            return  # a family of games (games/base_rank.py), not a game
         layout = [Pile("foundation", i) for i in range(cls.foundation_count)]
         layout += [Pile("tableau", i) for i in range(cls.tableau_count)]
         layout += [Pile(kind) for kind in cls.single_piles]

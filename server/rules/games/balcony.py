@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from server.rules import cards
-from server.rules.game import ANY, EMPTY_TABLEAU, NOTHING, Game
+from server.rules.game import EMPTY_TABLEAU
+from server.rules.games.base_rank import BaseRankGame
 
 
-class Balcony(Game):
+class Balcony(BaseRankGame):
     name = "balcony"
     title = "Balcony"
     decks = 1
@@ -20,11 +19,6 @@ class Balcony(Game):
         "waste": ("tableau", "foundation"),
         "tableau": ("tableau", "foundation"),
         "foundation": ("tableau",),
-    }
-    rule_texts = {
-        "foundation": "foundations build up by one rank in alternating colour, wrapping K→A",
-        "empty foundation": "an empty foundation takes only a card of rank {base}",
-        "tableau": "the tableau builds down by one rank in alternating colour (nothing on an A)",
     }
     summary = (
         "1 deck. Foundations build up in alternating colour from the first card's rank, "
@@ -42,16 +36,3 @@ class Balcony(Game):
         for index, pile in enumerate(self.tableau):
             pile.append(deck[8 + index])
         self.stock.extend(reversed(deck[15:]))
-
-    def foundation_wants(self, index: int) -> Sequence[int]:
-        pile = self.foundations[index]
-        if not pile:
-            assert self.base_rank is not None
-            return cards.faces_of_rank(self.base_rank)
-        if len(pile) >= self.foundation_size:
-            return NOTHING
-        return cards.UP_ALTERNATE_WRAP[pile[-1] % 52]
-
-    def tableau_wants(self, index: int) -> Sequence[int]:
-        pile = self.tableau[index]
-        return cards.DOWN_ALTERNATE[pile[-1] % 52] if pile else ANY

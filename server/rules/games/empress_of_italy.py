@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from server.rules import cards
-from server.rules.game import ANY, NOTHING, Game, Op
+from server.rules.game import Op
+from server.rules.games.base_rank import BaseRankGame
 
 
-class EmpressOfItaly(Game):
+class EmpressOfItaly(BaseRankGame):
     name = "empress_of_italy"
     title = "Empress of Italy"
     decks = 4
@@ -20,11 +19,6 @@ class EmpressOfItaly(Game):
         "waste": ("tableau", "foundation"),
         "tableau": ("tableau", "foundation"),
         "foundation": ("tableau",),
-    }
-    rule_texts = {
-        "foundation": "foundations build up by one rank in alternating colour, wrapping K→A",
-        "empty foundation": "an empty foundation takes only a card of rank {base}",
-        "tableau": "the tableau builds down by one rank in alternating colour (nothing on an A)",
     }
     summary = (
         "4 decks. The first card fixes the base rank; the 16 cards of that rank start the 16 "
@@ -47,22 +41,9 @@ class EmpressOfItaly(Game):
             pile.append(rest[19 + index])
         self.stock.extend(reversed(rest[30:]))
 
-    def foundation_wants(self, index: int) -> Sequence[int]:
-        pile = self.foundations[index]
-        if not pile:
-            assert self.base_rank is not None
-            return cards.faces_of_rank(self.base_rank)
-        if len(pile) >= self.foundation_size:
-            return NOTHING
-        return cards.UP_ALTERNATE_WRAP[pile[-1] % 52]
-
-    def tableau_wants(self, index: int) -> Sequence[int]:
-        pile = self.tableau[index]
-        # An empty pile exists only once the stock and the waste are both empty.
-        return cards.DOWN_ALTERNATE[pile[-1] % 52] if pile else ANY
-
     def after_move(self, source: int, target: int) -> list[Op]:
-        """An emptied tableau pile takes the stock's top card, or the waste's."""
+        """An emptied tableau pile takes the stock's top card, or the waste's: an
+        empty pile, which takes any card, exists only once both are empty."""
         if self.piles[source] or self.piles_of_layout[source].kind != "tableau":
             return []
         for feeder in (self.stock_slot, self.waste_slot):
