@@ -38,10 +38,7 @@ import json
 import os
 import platform
 import random
-import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -55,6 +52,7 @@ from server.leaderboard import Entry, Leaderboards, board_keys
 from server.rules import new_game
 from server.service import GameService
 from server.store import Store
+from server.testing import RedisProcess
 
 AUDITS_TARGET_PER_S = 100.0
 READ_P99_TARGET_MS = 5.0
@@ -67,58 +65,6 @@ BOARD_GAME, BOARD_DATE = "colorado", "2026-03-14"
 #: Entries written per pipeline round trip when filling the board.
 FILL_BATCH = 5_000
 START_TIMEOUT = 10.0
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class RedisServer:
-    """A throwaway ``redis-server`` on a free loopback port."""
-
-    def __init__(self) -> None:
-        binary = shutil.which("redis-server")
-        if binary is None:
-            sys.exit("redis-server is not on PATH")
-        self.port = free_port()
-        self.process = subprocess.Popen(
-            [binary, "--port", str(self.port), "--bind", "127.0.0.1"]
-            + ["--save", "", "--appendonly", "no"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    async def wait(self, client: Redis) -> None:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"redis-server exited ({self.process.returncode})")
-            try:
-                if await client.ping():
-                    return
-            except OSError:
-                pass
-            except Exception as error:  # redis-py's ConnectionError is not an OSError
-                if time.monotonic() > deadline:
-                    raise RuntimeError("redis-server did not answer PING") from error
-            if time.monotonic() > deadline:
-                raise RuntimeError("redis-server did not answer PING")
-            await asyncio.sleep(0.02)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(START_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(START_TIMEOUT)
 
 
 class FakeClock:
@@ -334,10 +280,10 @@ def report(audits: dict[str, Any], reads: dict[str, Any]) -> bool:
 
 
 async def run(args: argparse.Namespace) -> bool:
-    server = RedisServer()
+    server = RedisProcess()
+    server.start()
     client = Redis.from_url(server.url, socket_timeout=30)
     try:
-        await server.wait(client)
         clock = FakeClock(random.Random(1))
         service = GameService(Store(client), b"benchmark-secret", clock=clock)
         game_id = await long_game(service, clock)

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import redis
 
-from protocol.sessions.local import redis_server, serve
 from protocol.sessions.record import DIRECTORY, record, write
 from server.rules import GAME_NAMES
+from server.testing import RedisProcess, serve
 
 
 @contextlib.contextmanager
@@ -27,6 +27,12 @@ def flushed(url: str) -> Iterator[str]:
         yield url
     finally:
         client.close()
+
+
+@contextlib.contextmanager
+def own_redis() -> Iterator[str]:
+    with RedisProcess() as redis_process:
+        yield redis_process.url
 
 
 async def record_all(redis_url: str, directory: Path, games: list[str]) -> list[Path]:
@@ -41,7 +47,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("games", nargs="*", choices=[[], *GAME_NAMES], default=[])
     args = parser.parse_args(argv)
     games = args.games or list(GAME_NAMES)
-    server = flushed(args.redis_url) if args.redis_url else redis_server()
+    if args.redis_url:
+        server: contextlib.AbstractContextManager[str] = flushed(args.redis_url)
+    else:
+        server = own_redis()
     with server as url:
         for path in asyncio.run(record_all(url, args.out, games)):
             print(f"wrote {path}")

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from clients.python import Client, GameCopy
-from protocol.sessions.local import serve
+from server.testing import serve
 
 #: Bound on every wait of these tests, in seconds.
 WAIT = 10.0

@@ -12,9 +12,9 @@ import msgpack
 import pytest
 
 from clients.python import GameCopy
-from protocol.sessions.local import serve
 from protocol.sessions.record import FORMAT, record
 from server.rules import GAME_NAMES
+from server.testing import serve
 
 SESSIONS = Path(__file__).resolve().parents[2] / "protocol" / "sessions"
 

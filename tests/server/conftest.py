@@ -33,6 +33,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from server.app import create_app
 from server.config import Settings
 from server.rules import Game, load_game
+from server.testing import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "test-secret"
@@ -45,14 +46,6 @@ SERVER_ENV = ("HOST", "PORT", "REDIS_URL", "SERVER_SECRET", "WORKERS", "LOG_LEVE
 
 CARD_RE = re.compile(r"(A|[2-9]|10|J|Q|K)[CDHS]")
 PILE_RE = re.compile(r"(foundation|tableau)\[(\d+)\]")
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 # -- in-process server ----------------------------------------------------------------

@@ -22,6 +22,8 @@ import pytest
 import redis
 from web_helpers import ARTIFACTS, Web
 
+from server.testing import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -74,14 +76,6 @@ WS_CONTROL = """
   control.restore = () => { control.allow = true; };
 })();
 """
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,135 @@
+"""Loopback helpers for tests, benchmarks and the session recorder (as
+``starlette.testclient`` is for Starlette): a throwaway ``redis-server`` and
+the app served by uvicorn inside the running event loop.  Not used by the
+server itself."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import redis
+import uvicorn
+
+from server.app import create_app
+from server.config import Settings
+
+#: Bound on every start-up or shut-down wait, in seconds.
+START_TIMEOUT = 10.0
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class RedisProcess:
+    """A ``redis-server`` child process on a loopback port, started and stopped on demand.
+
+    ``data_dir`` turns the append-only file on (so data survives a restart on the same
+    directory); without it nothing is persisted.  :meth:`start` raises ``RuntimeError``
+    when the binary is missing or the server does not answer.
+    """
+
+    def __init__(self, port: int | None = None, data_dir: Path | None = None) -> None:
+        self.port = port or free_port()
+        self.data_dir = data_dir
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise RuntimeError(
+                "redis-server is not on PATH (install the redis-server package; .ci/run does)"
+            )
+        args = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
+        args += ["--daemonize", "no"]
+        if self.data_dir is None:
+            args += ["--appendonly", "no"]
+        else:
+            args += ["--appendonly", "yes", "--dir", str(self.data_dir)]
+        self.process = subprocess.Popen(
+            args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
+        client = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=1)
+        deadline = time.monotonic() + START_TIMEOUT
+        try:
+            while True:
+                if self.process.poll() is not None:
+                    assert self.process.stdout is not None
+                    output = self.process.stdout.read().decode(errors="replace")
+                    code = self.process.returncode
+                    raise RuntimeError(f"redis-server exited at start ({code}):\n{output}")
+                with contextlib.suppress(redis.exceptions.ConnectionError):
+                    if client.ping():
+                        return
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError(f"redis-server did not answer PING in {START_TIMEOUT}s")
+                time.sleep(0.02)
+        finally:
+            client.close()
+
+    def stop(self) -> None:
+        process, self.process = self.process, None
+        if process is None:
+            return
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(START_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(START_TIMEOUT)
+        if process.stdout is not None:
+            process.stdout.close()
+
+    def __enter__(self) -> RedisProcess:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+
+@contextlib.asynccontextmanager
+async def serve(redis_url: str, secret: str = "s") -> AsyncIterator[str]:
+    """``create_app`` on a free loopback port while the block runs: its base URL."""
+    app = create_app(Settings(redis_url=redis_url, secret=secret))
+    port = free_port()
+    config = uvicorn.Config(
+        app,
+        host="127.0.0.1",
+        port=port,
+        ws="websockets-sansio",
+        ws_max_size=2**20,
+        lifespan="on",
+        log_level="warning",
+        log_config=None,
+        timeout_graceful_shutdown=2,
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve(), name=f"uvicorn:{port}")
+    try:
+        async with asyncio.timeout(START_TIMEOUT):
+            while not server.started:
+                if task.done():
+                    task.result()
+                    raise RuntimeError("uvicorn stopped during start-up")
+                await asyncio.sleep(0.01)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, START_TIMEOUT * 2)
