@@ -23,10 +23,12 @@ script, so every subscriber on every instance sees them in version order.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
 from redis.asyncio import Redis
+from redis.exceptions import NoScriptError
 
 #: Patches kept per game for resync; an older gap gets a full snapshot.
 PATCH_HISTORY = 200
@@ -143,7 +145,7 @@ class Store:
 
     def __init__(self, redis: Redis) -> None:
         self.redis: Any = redis  # redis-py's stubs type replies loosely
-        self._move_script = redis.register_script(MOVE_SCRIPT)
+        self._move_sha = hashlib.sha1(MOVE_SCRIPT.encode()).hexdigest()
 
     async def ping(self) -> bool:
         return bool(await self.redis.ping())
@@ -213,26 +215,35 @@ class Store:
         ranked: bool,
     ) -> MoveResult:
         """Compare-and-set: store the move only if the version is still ``expected``."""
-        outcome, version = await self._move_script(
-            keys=game_keys(game_id),
-            args=[
-                expected_version,
-                move_id,
-                state,
-                status,
-                score,
-                patch,
-                move,
-                "" if client_time is None else client_time,
-                server_time,
-                state_hash,
-                PATCH_HISTORY,
-                channel(game_id),
-                time_to_live(ranked, finished),
-                chain,
-                "1" if finished else "0",
-            ],
-        )
+        args = [
+            expected_version,
+            move_id,
+            state,
+            status,
+            score,
+            patch,
+            move,
+            "" if client_time is None else client_time,
+            server_time,
+            state_hash,
+            PATCH_HISTORY,
+            channel(game_id),
+            time_to_live(ranked, finished),
+            chain,
+            "1" if finished else "0",
+        ]
+        keys = game_keys(game_id)
+        # EVALSHA straight through execute_command: redis-py's Script wrapper costs a
+        # tenth of a move. A Redis that lost its scripts (restart) gets it loaded again.
+        try:
+            outcome, version = await self.redis.execute_command(
+                "EVALSHA", self._move_sha, len(keys), *keys, *args
+            )
+        except NoScriptError:
+            await self.redis.script_load(MOVE_SCRIPT)
+            outcome, version = await self.redis.execute_command(
+                "EVALSHA", self._move_sha, len(keys), *keys, *args
+            )
         return MoveResult(outcome.decode() if isinstance(outcome, bytes) else outcome, version)
 
     async def claim_daily_attempt(

@@ -2,8 +2,8 @@
 ``tests/conftest.py``, SDK clients, and a TCP proxy a test can cut to simulate a network
 failure.
 
-This is not a ``conftest.py`` on purpose: other test directories do ``from conftest import
-...``, which breaks when a second ``conftest`` module is loaded after theirs.  Test modules
+This is not a ``conftest.py`` on purpose: two modules named ``conftest`` shadow each other
+when imported by name.  Test modules
 import the fixtures they use from here (they are registered under their ``name=``).
 """
 

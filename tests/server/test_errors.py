@@ -18,7 +18,8 @@ import httpx
 import msgpack
 import pytest
 import pytest_asyncio
-from conftest import (
+from redis.asyncio import Redis
+from server_support import (
     SECRET,
     WAIT,
     Api,
@@ -31,7 +32,6 @@ from conftest import (
     stored,
     ws_clients,
 )
-from redis.asyncio import Redis
 from websockets.exceptions import ConnectionClosed
 
 from server import auth

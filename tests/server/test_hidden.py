@@ -19,7 +19,7 @@ import random
 from collections import Counter
 
 import pytest
-from conftest import Api, apply_patch, card_texts, face_down, face_up, stored_game
+from server_support import Api, apply_patch, card_texts, face_down, face_up, stored_game
 
 from protocol.cards import card_text
 from server.rules import GAME_NAMES, Game

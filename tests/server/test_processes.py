@@ -7,7 +7,7 @@ import asyncio
 import random
 
 import httpx
-from conftest import SECRET, Api, WSClient, apply_patch
+from server_support import SECRET, Api, WSClient, apply_patch
 from websockets.asyncio.client import connect
 
 from server.rules import new_game

@@ -6,7 +6,7 @@ import random
 
 import msgpack
 import pytest
-from conftest import Api, bearer, error_code
+from server_support import Api, bearer, error_code
 from starlette.routing import Route
 
 from server.app import ROUTES

@@ -11,7 +11,7 @@ import asyncio
 from pathlib import Path
 
 import httpx
-from conftest import Api, WSClient, error_code, run_app
+from server_support import Api, WSClient, error_code, run_app
 from websockets.asyncio.client import connect
 
 RECOVERY = 15.0  # seconds: the hub reconnects with a backoff of at most 2 s

@@ -8,7 +8,7 @@ import random
 
 import httpx
 import pytest
-from conftest import Api, WSClient, apply_patch, run_app, stored
+from server_support import Api, WSClient, apply_patch, run_app, stored
 from websockets.asyncio.client import connect
 
 from server import store

@@ -1,0 +1,524 @@
+"""Helpers and fixtures for the game-server tests.
+
+Every test talks to a real Redis (``redis_url`` from ``tests/conftest.py``) and to a real
+server: an in-process uvicorn (the ``server`` fixture) or ``python -m server`` child
+processes (:class:`ServerProcess`).  Clients are ``httpx.AsyncClient`` and
+``websockets.asyncio.client``; WebSocket frames are msgpack.  Every wait is bounded.
+
+Test modules import the helpers with ``from server_support import ...``; ``conftest.py``
+only registers the fixtures (a second module named ``conftest`` could shadow it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import os
+import re
+import sys
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import msgpack
+import pytest
+import uvicorn
+from redis.asyncio import Redis
+from starlette.applications import Starlette
+from websockets.asyncio.client import ClientConnection, connect
+
+from server.app import create_app
+from server.config import Settings
+from server.rules import Game, load_game
+from server.testing import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRET = "test-secret"
+#: Default bound on waiting for one message, response or start-up, in seconds.
+WAIT = 5.0
+#: What the transport accepts (as ``python -m server`` runs it).
+WS_TRANSPORT_LIMIT = 1024 * 1024
+#: Environment variables the server reads; removed from child processes' environments.
+SERVER_ENV = ("HOST", "PORT", "REDIS_URL", "SERVER_SECRET", "WORKERS", "LOG_LEVEL")
+
+CARD_RE = re.compile(r"(A|[2-9]|10|J|Q|K)[CDHS]")
+PILE_RE = re.compile(r"(foundation|tableau)\[(\d+)\]")
+
+
+# -- in-process server ----------------------------------------------------------------
+
+
+@dataclass
+class RunningServer:
+    app: Starlette
+    port: int
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/v1/ws"
+
+
+@contextlib.asynccontextmanager
+async def run_app(
+    redis_url: str, secret: str = SECRET, app: Starlette | None = None
+) -> AsyncIterator[RunningServer]:
+    """``create_app`` served by uvicorn on a free loopback port, as an asyncio task."""
+    app = app or create_app(Settings(redis_url=redis_url, secret=secret))
+    port = free_port()
+    config = uvicorn.Config(
+        app,
+        host="127.0.0.1",
+        port=port,
+        ws="websockets-sansio",
+        ws_max_size=WS_TRANSPORT_LIMIT,
+        lifespan="on",
+        log_level="warning",
+        log_config=None,
+        timeout_graceful_shutdown=5,
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve(), name=f"uvicorn:{port}")
+    try:
+        async with asyncio.timeout(WAIT * 2):
+            while not server.started:
+                if task.done():
+                    task.result()  # raises the start-up error
+                    pytest.fail("uvicorn stopped during start-up")
+                await asyncio.sleep(0.01)
+        yield RunningServer(app, port)
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, WAIT * 3)
+
+
+@pytest.fixture
+async def server(redis_url: str) -> AsyncIterator[RunningServer]:
+    async with run_app(redis_url) as running:
+        yield running
+
+
+@pytest.fixture
+async def http(server: RunningServer) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=WAIT * 2) as client:
+        yield client
+
+
+@pytest.fixture
+async def redis_client(redis_url: str) -> AsyncIterator[Redis]:
+    client = Redis.from_url(redis_url, socket_timeout=WAIT)
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+# -- REST -----------------------------------------------------------------------------
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def error_code(response: httpx.Response) -> str:
+    """The ``error.code`` of an error response (JSON or msgpack)."""
+    if response.headers.get("content-type", "").startswith("application/msgpack"):
+        body = msgpack.unpackb(response.content)
+    else:
+        body = response.json()
+    assert set(body) == {"error"}, body
+    assert isinstance(body["error"].get("message"), str), body
+    return str(body["error"]["code"])
+
+
+@dataclass
+class Player:
+    player_id: str
+    token: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return bearer(self.token)
+
+
+class Api:
+    """The REST API, asserting the success status of each call."""
+
+    def __init__(self, http: httpx.AsyncClient) -> None:
+        self.http = http
+
+    async def player(self) -> Player:
+        response = await self.http.post("/v1/players")
+        assert response.status_code == 201, response.text
+        body = response.json()
+        assert set(body) == {"player_id", "token"}, body
+        return Player(body["player_id"], body["token"])
+
+    async def create_game(self, player: Player, game: str, seed: str | None = None) -> Any:
+        body: dict[str, Any] = {"game": game}
+        if seed is not None:
+            body["seed"] = seed
+        response = await self.http.post("/v1/games", json=body, headers=player.headers)
+        assert response.status_code == 201, response.text
+        return response.json()
+
+    async def move(
+        self, player: Player, game_id: str, move: str, version: int, **extra: Any
+    ) -> Any:
+        response = await self.http.post(
+            f"/v1/games/{game_id}/moves",
+            json={"move": move, "version": version, **extra},
+            headers=player.headers,
+        )
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    async def get(self, game_id: str, player: Player | None = None) -> Any:
+        headers = player.headers if player else {}
+        response = await self.http.get(f"/v1/games/{game_id}", headers=headers)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    async def log(self, game_id: str) -> Any:
+        response = await self.http.get(f"/v1/games/{game_id}/log")
+        assert response.status_code == 200, response.text
+        return response.json()
+
+
+@pytest.fixture
+def api(http: httpx.AsyncClient) -> Api:
+    return Api(http)
+
+
+# -- WebSocket ------------------------------------------------------------------------
+
+
+class WSClient:
+    """A msgpack WebSocket client that keeps the messages it skipped, and every frame."""
+
+    def __init__(self, connection: ClientConnection) -> None:
+        self.connection = connection
+        self.buffer: list[dict[str, Any]] = []
+        #: Every message received, in order (for the hidden-information checks).
+        self.received: list[dict[str, Any]] = []
+        self._nonce = 0
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.connection.send(msgpack.packb(message, use_bin_type=True))
+
+    async def send_raw(self, data: bytes | str) -> None:
+        await self.connection.send(data)
+
+    async def _next(self, timeout: float) -> dict[str, Any]:
+        frame = await asyncio.wait_for(self.connection.recv(), timeout)
+        assert isinstance(frame, bytes), f"a text frame from the server: {frame!r}"
+        message = msgpack.unpackb(frame)
+        assert isinstance(message, dict) and isinstance(message.get("type"), str), message
+        self.received.append(message)
+        return message
+
+    async def recv(self, type: str | None = None, timeout: float = WAIT) -> dict[str, Any]:
+        """The next message (of ``type``, keeping the others for later calls)."""
+        return await self.recv_matching(
+            lambda message: type is None or message["type"] == type, type or "message", timeout
+        )
+
+    async def recv_matching(
+        self, wanted: Callable[[dict[str, Any]], bool], what: str, timeout: float = WAIT
+    ) -> dict[str, Any]:
+        """The first message ``wanted`` accepts; the ones before it stay buffered."""
+        for index, message in enumerate(self.buffer):
+            if wanted(message):
+                return self.buffer.pop(index)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            remaining = deadline - loop.time()
+            try:
+                if remaining <= 0:
+                    raise TimeoutError
+                message = await self._next(remaining)
+            except TimeoutError:
+                raise AssertionError(
+                    f"no {what} within {timeout}s; skipped: {self.buffer}"
+                ) from None
+            if wanted(message):
+                return message
+            self.buffer.append(message)
+
+    async def request(self, message: dict[str, Any], type: str) -> dict[str, Any]:
+        await self.send(message)
+        return await self.recv(type)
+
+    async def ping(self) -> list[dict[str, Any]]:
+        """Ping and wait for the pong: the messages queued before it (a barrier)."""
+        self._nonce += 1
+        nonce = self._nonce
+        await self.send({"type": "ping", "nonce": nonce})
+        before = []
+        while True:
+            message = await self.recv()
+            if message["type"] == "pong" and message["nonce"] == nonce:
+                assert isinstance(message["server_time"], int)
+                return before
+            before.append(message)
+
+    async def auth(self, player: Player) -> None:
+        reply = await self.request({"type": "auth", "token": player.token}, "authenticated")
+        assert reply["player_id"] == player.player_id
+
+    async def subscribe(self, game_id: str, version: int | None = None) -> dict[str, Any]:
+        message: dict[str, Any] = {"type": "subscribe", "game_id": game_id}
+        if version is not None:
+            message["version"] = version
+        return await self.request(message, "subscribed")
+
+    async def move(
+        self, game_id: str, move: str, version: int, move_id: str, **extra: Any
+    ) -> dict[str, Any]:
+        """Send a move; its ``accepted`` or ``rejected`` reply."""
+        await self.send(
+            {
+                "type": "move",
+                "game_id": game_id,
+                "move": move,
+                "version": version,
+                "move_id": move_id,
+                **extra,
+            }
+        )
+        return await self.recv_matching(
+            lambda message: (
+                message["type"] in ("accepted", "rejected") and message.get("move_id") == move_id
+            ),
+            f"reply to move {move_id}",
+        )
+
+    async def close(self) -> None:
+        await self.connection.close()
+
+
+WSConnect = Callable[..., Awaitable[WSClient]]
+
+
+@contextlib.asynccontextmanager
+async def ws_clients(default_url: str) -> AsyncIterator[WSConnect]:
+    """``await open_client(url=default_url)``: WebSocket clients, all closed at the end."""
+    clients: list[WSClient] = []
+
+    async def open_client(url: str | None = None) -> WSClient:
+        connection = await asyncio.wait_for(
+            connect(url or default_url, max_size=None, open_timeout=WAIT), WAIT
+        )
+        client = WSClient(connection)
+        clients.append(client)
+        return client
+
+    try:
+        yield open_client
+    finally:
+        for client in clients:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(client.close(), WAIT)
+
+
+@pytest.fixture
+async def ws_connect(server: RunningServer) -> AsyncIterator[WSConnect]:
+    """``await ws_connect()``: a new WebSocket client to the in-process server."""
+    async with ws_clients(server.ws_url) as open_client:
+        yield open_client
+
+
+# -- views, patches, hidden cards -----------------------------------------------------
+
+
+def pile_of(view: dict[str, Any], address: str) -> Any:
+    match = PILE_RE.fullmatch(address)
+    if match:
+        kind = "foundations" if match.group(1) == "foundation" else "tableau"
+        return view[kind][int(match.group(2))]
+    return view[address]
+
+
+def apply_patch(view: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """The client's view after ``patch`` (op semantics of ``protocol/DIFF.md``)."""
+    view = copy.deepcopy(view)
+    for op in patch["ops"]:
+        kind = op["op"]
+        if kind == "move":
+            if op["from"] == "stock":
+                stock = view["stock"]
+                assert stock["count"] > 0, (op, stock)
+                stock["count"] -= 1
+                if "top" in stock:  # Colorado: only the face-up top card may leave
+                    assert op["card"] == stock["top"], (op, stock)
+            else:
+                source = pile_of(view, op["from"])
+                assert source and source[-1] == op["card"], (op, source)
+                source.pop()
+            pile_of(view, op["to"]).append(op["card"])
+        elif kind == "reveal":
+            view[op["pile"]]["top"] = op["card"]
+        elif kind == "set":
+            pile_of(view, op["pile"])[:] = op["cards"]
+        else:
+            raise AssertionError(f"unknown op {op!r}")
+    if "redeals_left" in patch:
+        view["redeals_left"] = patch["redeals_left"]
+    return view
+
+
+def face_down(game: Game) -> list[str]:
+    """The texts of the game's face-down cards (its stock, but Colorado's top)."""
+    table = game.table()
+    stock = list(table.get("stock", []))
+    if type(game).stock_face_up and stock:
+        stock.pop()
+    return stock
+
+
+def face_up(game: Game) -> Counter[str]:
+    """The multiset of the texts of every face-up card of the game."""
+    table = game.table()
+    cards: Counter[str] = Counter()
+    for key, value in table.items():
+        if key in ("foundations", "tableau"):
+            for pile in value:
+                cards.update(pile)
+        elif isinstance(value, list):
+            cards.update(value)
+    stock = table.get("stock", [])
+    if type(game).stock_face_up and stock:
+        cards[stock[-1]] += 1
+    return cards
+
+
+def card_texts(value: Any) -> list[str]:
+    """Every card text anywhere in a message (strings that are card texts)."""
+    if isinstance(value, str):
+        return [value] if CARD_RE.fullmatch(value) else []
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in card_texts(item)]
+    if isinstance(value, list | tuple):
+        return [text for item in value for text in card_texts(item)]
+    return []
+
+
+async def stored(redis: Redis, game_id: str) -> tuple[int, bytes]:
+    """The stored game's (version, state bytes)."""
+    version, state = await redis.hmget(f"game:{{{game_id}}}", ["version", "state"])
+    assert version is not None, f"game {game_id} is not stored"
+    return int(version), state
+
+
+async def stored_game(redis: Redis, game_id: str) -> tuple[int, Game]:
+    version, state = await stored(redis, game_id)
+    return version, load_game(state)
+
+
+# -- child processes ------------------------------------------------------------------
+
+
+class ServerProcess:
+    """``python -m server`` in a child process, its output collected line by line."""
+
+    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
+        self.port = free_port()
+        self.args = ["--host", "127.0.0.1", "--port", str(self.port), *args]
+        self.env = env
+        self.process: asyncio.subprocess.Process | None = None
+        self.lines: list[str] = []
+        self._reader: asyncio.Task[None] | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/v1/ws"
+
+    async def start(self) -> None:
+        env = {k: v for k, v in os.environ.items() if k not in SERVER_ENV}
+        env.update(self.env or {})
+        self.process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "server",
+            *self.args,
+            cwd=ROOT,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        self._reader = asyncio.create_task(self._read())
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 20
+        async with httpx.AsyncClient(timeout=1) as client:
+            while True:
+                if self.process.returncode is not None:
+                    await asyncio.wait_for(self._reader, WAIT)
+                    pytest.fail(f"python -m server exited: {self.output}")
+                with contextlib.suppress(httpx.TransportError):
+                    response = await client.get(f"{self.base_url}/healthz")
+                    if response.status_code == 200:
+                        return
+                if loop.time() > deadline:
+                    pytest.fail(f"python -m server did not come up within 20 s: {self.output}")
+                await asyncio.sleep(0.05)
+
+    async def _read(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        async for line in self.process.stdout:
+            self.lines.append(line.decode(errors="replace").rstrip("\n"))
+
+    @property
+    def output(self) -> str:
+        return "\n".join(self.lines)
+
+    async def wait_for_line(self, text: str, timeout: float = WAIT) -> str:
+        async with asyncio.timeout(timeout):
+            while True:
+                for line in self.lines:
+                    if text in line:
+                        return line
+                await asyncio.sleep(0.02)
+
+    async def stop(self) -> None:
+        process, self.process = self.process, None
+        if process is None:
+            return
+        if process.returncode is None:
+            process.terminate()
+            try:
+                await asyncio.wait_for(process.wait(), 10)
+            except TimeoutError:
+                process.kill()
+                await asyncio.wait_for(process.wait(), WAIT)
+        if self._reader is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._reader, WAIT)
+
+
+@pytest.fixture
+async def spawn_server() -> AsyncIterator[Callable[..., Awaitable[ServerProcess]]]:
+    """``await spawn_server(*args, env=...)``: a started ``python -m server``."""
+    started: list[ServerProcess] = []
+
+    async def spawn(*args: str, env: dict[str, str] | None = None) -> ServerProcess:
+        process = ServerProcess(*args, env=env)
+        started.append(process)
+        await process.start()
+        return process
+
+    yield spawn
+    for process in started:
+        await process.stop()
