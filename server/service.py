@@ -232,8 +232,8 @@ class GameService:
     ) -> tuple[dict[str, Any], dict[str, Any] | None, Game]:
         """Apply ``move`` made against ``version``: ``(reply, patch, game)``.
 
-        ``reply`` is ``{"version", "duplicate"}``; ``patch`` is None for a
-        duplicate move id.  Raises ``stale``, ``illegal_move`` and the rest.
+        ``reply`` is ``{"version", "applied_version", "duplicate"}``; ``patch`` is
+        None for a duplicate move id.  Raises ``stale``, ``illegal_move`` and the rest.
         """
         if client_time is not None and not 0 <= client_time <= MAX_CLIENT_TIME:
             # Unix ms; unbounded JSON integers would make the log unencodable as msgpack.
