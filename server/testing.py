@@ -16,7 +16,9 @@ from pathlib import Path
 
 import redis
 import uvicorn
+from starlette.applications import Starlette
 
+from server.__main__ import WS_TRANSPORT_LIMIT
 from server.app import create_app
 from server.config import Settings
 
@@ -105,20 +107,20 @@ class RedisProcess:
 
 
 @contextlib.asynccontextmanager
-async def serve(redis_url: str, secret: str = "s") -> AsyncIterator[str]:
-    """``create_app`` on a free loopback port while the block runs: its base URL."""
-    app = create_app(Settings(redis_url=redis_url, secret=secret))
+async def serve_app(app: Starlette) -> AsyncIterator[int]:
+    """``app`` served by uvicorn, as an asyncio task, on a free loopback port while
+    the block runs: the port."""
     port = free_port()
     config = uvicorn.Config(
         app,
         host="127.0.0.1",
         port=port,
         ws="websockets-sansio",
-        ws_max_size=2**20,
+        ws_max_size=WS_TRANSPORT_LIMIT,
         lifespan="on",
         log_level="warning",
         log_config=None,
-        timeout_graceful_shutdown=2,
+        timeout_graceful_shutdown=5,
     )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(), name=f"uvicorn:{port}")
@@ -126,10 +128,17 @@ async def serve(redis_url: str, secret: str = "s") -> AsyncIterator[str]:
         async with asyncio.timeout(START_TIMEOUT):
             while not server.started:
                 if task.done():
-                    task.result()
+                    task.result()  # raises the start-up error
                     raise RuntimeError("uvicorn stopped during start-up")
                 await asyncio.sleep(0.01)
-        yield f"http://127.0.0.1:{port}"
+        yield port
     finally:
         server.should_exit = True
         await asyncio.wait_for(task, START_TIMEOUT * 2)
+
+
+@contextlib.asynccontextmanager
+async def serve(redis_url: str, secret: str = "s") -> AsyncIterator[str]:
+    """``create_app`` on a free loopback port while the block runs: its base URL."""
+    async with serve_app(create_app(Settings(redis_url=redis_url, secret=secret))) as port:
+        yield f"http://127.0.0.1:{port}"

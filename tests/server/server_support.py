@@ -26,7 +26,6 @@ from typing import Any
 import httpx
 import msgpack
 import pytest
-import uvicorn
 from redis.asyncio import Redis
 from starlette.applications import Starlette
 from websockets.asyncio.client import ClientConnection, connect
@@ -34,7 +33,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from server.app import create_app
 from server.config import Settings
 from server.rules import Game, load_game
-from server.testing import free_port
+from server.testing import free_port, serve_app
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "test-secret"
@@ -72,31 +71,8 @@ async def run_app(
 ) -> AsyncIterator[RunningServer]:
     """``create_app`` served by uvicorn on a free loopback port, as an asyncio task."""
     app = app or create_app(Settings(redis_url=redis_url, secret=secret))
-    port = free_port()
-    config = uvicorn.Config(
-        app,
-        host="127.0.0.1",
-        port=port,
-        ws="websockets-sansio",
-        ws_max_size=WS_TRANSPORT_LIMIT,
-        lifespan="on",
-        log_level="warning",
-        log_config=None,
-        timeout_graceful_shutdown=5,
-    )
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve(), name=f"uvicorn:{port}")
-    try:
-        async with asyncio.timeout(WAIT * 2):
-            while not server.started:
-                if task.done():
-                    task.result()  # raises the start-up error
-                    pytest.fail("uvicorn stopped during start-up")
-                await asyncio.sleep(0.01)
+    async with serve_app(app) as port:
         yield RunningServer(app, port)
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, WAIT * 3)
 
 
 @pytest.fixture
