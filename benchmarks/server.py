@@ -1154,6 +1154,13 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--skip-baseline", action="store_true", help="measure the server only")
     parser.add_argument(
+        "--rate-limits",
+        choices=("on", "off"),
+        default="off",
+        help="the server's rate limits (off); 'on' measures their cost, with the account "
+        "limit raised for the clients",
+    )
+    parser.add_argument(
         "--profile", type=Path, help="py-spy record the workers during each window, into here"
     )
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
@@ -1260,6 +1267,13 @@ def measure(
             str(args.workers),
             "--log-level",
             "warning",
+            # Every client comes from one address: the limits would measure themselves.
+            "--rate-limits",
+            args.rate_limits,
+            "--max-connections-per-address",
+            str(max(64, 2 * args.clients)),
+            "--players-per-hour",
+            str(max(20, 100 * args.clients)),
         ],
         "baseline": [
             python,

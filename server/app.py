@@ -27,6 +27,7 @@ from server.codec import respond, wants_msgpack
 from server.config import Settings
 from server.errors import ApiError
 from server.hub import Hub
+from server.limits import AuditPool, Limiter, RateLimits, retry_after_header
 from server.openapi import openapi_document
 from server.service import GameService
 from server.store import Store
@@ -97,7 +98,10 @@ async def openapi(request: Request) -> Response:
 
 async def api_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, ApiError)
-    return respond(request, {"error": error.body()}, error.status)
+    response = respond(request, {"error": error.body()}, error.status)
+    if "retry_after_ms" in error.details:
+        response.headers["Retry-After"] = retry_after_header(error.details["retry_after_ms"])
+    return response
 
 
 async def store_error(request: Request, error: Exception) -> Response:
@@ -208,19 +212,24 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
         store = Store(client)
         app.state.store = store
         app.state.service = GameService(store, await shared_secret(client, settings.secret))
+        app.state.service.max_moves_per_game = settings.limits.max_moves_per_game
+        app.state.limits = Limiter(client, settings.limits)
+        app.state.audit_pool = AuditPool(settings.limits)
         app.state.hub = Hub(client)
         await app.state.hub.start()
         try:
             yield
         finally:
             await app.state.hub.stop()
+            await app.state.limits.stop()
+            app.state.audit_pool.stop()
             if redis is None:
                 await client.aclose()
 
     return Starlette(
         routes=ROUTES,
         lifespan=lifespan,
-        middleware=[Middleware(NegotiateAccept)],
+        middleware=[Middleware(NegotiateAccept), Middleware(RateLimits)],
         exception_handlers={
             ApiError: api_error,
             RedisError: store_error,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from starlette.concurrency import run_in_threadpool
+import re
+
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -10,6 +11,7 @@ from server.audit import AUDIT_BODY_BYTES, audit, audit_stored
 from server.auth import bearer_token
 from server.codec import check_fields, read_body, respond
 from server.errors import ApiError
+from server.limits import AuditPool
 from server.rules import GAMES
 from server.service import GameService
 
@@ -84,15 +86,28 @@ async def post_move(request: Request) -> Response:
 
 
 async def get_log(request: Request) -> Response:
+    """One page of the log: ``limit`` moves after the cursor ``after`` (``REST.md``)."""
+    limit = query_int(request, "limit", LOG_PAGE, 1, LOG_PAGE)
+    after = request.query_params.get("after")
+    if after is not None and not LOG_CURSOR.fullmatch(after):
+        raise ApiError("invalid_field", "after is a 'next' cursor of the log", field="after")
     service = service_of(request)
-    return respond(request, await service.log(request.path_params["id"]))
+    return respond(request, await service.log(request.path_params["id"], after, limit))
+
+
+#: Moves per page of ``GET /v1/games/{id}/log`` (the default and the most).
+LOG_PAGE = 1000
+#: A log cursor: the stream id of the page's last entry.
+LOG_CURSOR = re.compile(r"[0-9]{1,20}-[0-9]{1,20}", re.ASCII)
 
 
 def query_int(request: Request, name: str, default: int, low: int, high: int) -> int:
     text = request.query_params.get(name)
     if text is None:
         return default
-    if not text.isdigit() or not low <= int(text) <= high:
+    # isascii: str.isdigit() also takes digits such as '²' that int() refuses; and at
+    # most 9 digits, so no huge number is ever converted.
+    if not (text.isascii() and text.isdigit() and len(text) <= 9 and low <= int(text) <= high):
         raise ApiError("invalid_field", f"{name} is an integer from {low} to {high}", field=name)
     return int(text)
 
@@ -131,12 +146,31 @@ async def get_replay(request: Request) -> Response:
 async def post_audit(request: Request) -> Response:
     """Audit a posted replay export, or the stored game of ``{"game_id"}`` (``AUDIT.md``).
 
-    A posted export is audited as it is (a missing seed is never filled in: that
-    would let anyone test moves against a secret deal).
+    Needs a token; audits take turns in the process's bounded audit pool (``audit_busy``
+    beyond it), so a flood of audits cannot starve play.  A posted export is audited as
+    it is (a missing seed is never filled in: that would let anyone test moves against
+    a secret deal).
     """
+    player(request)
     body = await read_body(request, limit=AUDIT_BODY_BYTES)
+    pool: AuditPool = request.app.state.audit_pool
     if isinstance(body, dict) and set(body) == {"game_id"}:
-        verdict = await audit_stored(service_of(request), body["game_id"])
+        game_id = check_fields(body, {"game_id": str})["game_id"]
+        async with pool.turn():
+            verdict = await audit_stored(service_of(request), game_id)
     else:
-        verdict = await run_in_threadpool(audit, body)
+        check_export_fields(body)
+        async with pool.turn():
+            verdict = await pool.run(audit, body)
     return respond(request, verdict.to_dict())
+
+
+def check_export_fields(body: object) -> None:
+    """Refuse a posted export whose top-level fields other than ``moves`` are lists or
+    maps (``invalid_field``): every such field is a scalar, and the audit compares them
+    with sets.  Other shape problems are the audit's ``malformed_export`` finding."""
+    if isinstance(body, dict):
+        for name, value in body.items():
+            if name != "moves" and isinstance(value, dict | list):
+                text = str(name)[:40]
+                raise ApiError("invalid_field", f"field {text!r} is a scalar", field=text)

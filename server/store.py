@@ -272,9 +272,17 @@ class Store:
             return None
         return [patch for patch, _ in entries]
 
-    async def log(self, game_id: str) -> list[dict[str, Any]]:
-        """The move log, oldest first (``protocol/REST.md``, "Log")."""
-        return self._moves(await self.redis.xrange(f"{game_key(game_id)}:log"))
+    async def log(
+        self, game_id: str, after: str | None, limit: int
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """Up to ``limit`` moves of the log after the cursor ``after`` (None: from the
+        first), oldest first, and the cursor of the next page (None after the last)."""
+        start = "-" if after is None else f"({after}"
+        entries = await self.redis.xrange(f"{game_key(game_id)}:log", start, "+", limit + 1)
+        more = len(entries) > limit
+        entries = entries[:limit]
+        cursor = entries[-1][0].decode() if more else None
+        return self._moves(entries), cursor
 
     @staticmethod
     def _moves(entries: list[Any]) -> list[dict[str, Any]]:

@@ -20,7 +20,10 @@ from starlette.applications import Starlette
 
 from server.__main__ import WS_TRANSPORT_LIMIT
 from server.app import create_app
-from server.config import Settings
+from server.config import Limits, Settings
+
+#: The limits of test and benchmark servers: rate limits off, room for many sockets.
+UNLIMITED = Limits(rate_limits=False, max_connections_per_address=100_000)
 
 #: Bound on every start-up or shut-down wait, in seconds.
 START_TIMEOUT = 10.0
@@ -138,7 +141,12 @@ async def serve_app(app: Starlette) -> AsyncIterator[int]:
 
 
 @contextlib.asynccontextmanager
-async def serve(redis_url: str, secret: str = "s") -> AsyncIterator[str]:
-    """``create_app`` on a free loopback port while the block runs: its base URL."""
-    async with serve_app(create_app(Settings(redis_url=redis_url, secret=secret))) as port:
+async def serve(
+    redis_url: str, secret: str = "s", limits: Limits = UNLIMITED
+) -> AsyncIterator[str]:
+    """``create_app`` on a free loopback port while the block runs: its base URL.
+    Its rate limits are off unless ``limits`` says otherwise (tests and sessions make
+    many players and moves from one address)."""
+    settings = Settings(redis_url=redis_url, secret=secret, limits=limits)
+    async with serve_app(create_app(settings)) as port:
         yield f"http://127.0.0.1:{port}"

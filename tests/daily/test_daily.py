@@ -18,6 +18,7 @@ from server.config import Settings
 from server.daily import DAY_MS, commitment, opens_ms
 from server.leaderboard import Entry, Leaderboards
 from server.rules import new_game
+from server.testing import UNLIMITED
 
 DAY = "2026-11-29"
 NOON = opens_ms(DAY) + DAY_MS // 2
@@ -46,7 +47,7 @@ class Api:
 
 @pytest.fixture
 async def api(redis_url: str) -> AsyncIterator[Api]:
-    app = create_app(Settings(redis_url=redis_url, secret="daily-test-secret"))
+    app = create_app(Settings(redis_url=redis_url, secret="daily-test-secret", limits=UNLIMITED))
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
