@@ -41,14 +41,14 @@ def check_depth(message: Any) -> Any:
 
 def _json_int(text: str) -> int:
     if len(text) > 20 or not MIN_INT <= int(text) <= MAX_INT:
-        raise ApiError("malformed", "JSON integers are 64-bit")
+        raise ApiError("malformed", "JSON integers are 64-bit, as in msgpack")
     return int(text)
 
 
 def _json_float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        raise ApiError("malformed", "JSON numbers are finite")
+        raise ApiError("malformed", "JSON numbers are finite 64-bit floats, as in msgpack")
     return value
 
 
