@@ -51,7 +51,9 @@ async def new_player(http: httpx.AsyncClient) -> dict[str, str]:
 
 async def new_game(http: httpx.AsyncClient, headers: dict[str, str]) -> dict[str, Any]:
     """A Balcony game on a fixed deal: its snapshot."""
-    response = await http.post("/v1/games", json={"game": "balcony", "seed": "abc"}, headers=headers)
+    response = await http.post(
+        "/v1/games", json={"game": "balcony", "seed": "abc"}, headers=headers
+    )
     assert response.status_code == 201, response.text
     snapshot: dict[str, Any] = response.json()
     return snapshot
