@@ -97,13 +97,17 @@ SCHEMAS: dict[str, Any] = {
     },
     "Log": {
         "type": "object",
-        "required": ["game_id", "game", "status", "version", "seed", "moves"],
+        "required": ["game_id", "game", "status", "version", "seed", "moves", "next"],
         "properties": {
             "game_id": {"type": "string"},
             "game": {"type": "string"},
             "status": {"type": "string"},
             "version": {"type": "integer"},
             "seed": {"type": ["string", "null"], "description": "null while the game is on"},
+            "next": {
+                "type": ["string", "null"],
+                "description": "the cursor of the next page (pass as ?after=); null on the last",
+            },
             "moves": {
                 "type": "array",
                 "items": {
@@ -319,9 +323,10 @@ AUDIT_PATHS: dict[str, Any] = {
                 },
                 "an export, or the id of a stored game",
             ),
+            "security": SECURED,
             "responses": {
                 "200": _body(_ref("Verdict"), "the verdict (passed or not)"),
-                **_errors(400, 404, 413, 415),
+                **_errors(400, 401, 404, 413, 415, 503),
             },
         }
     },
@@ -329,7 +334,7 @@ AUDIT_PATHS: dict[str, Any] = {
 
 
 def openapi_document() -> dict[str, Any]:
-    return {
+    document: dict[str, Any] = {
         "openapi": "3.1.0",
         "info": {
             "title": "Solitaire game server",
@@ -460,12 +465,37 @@ def openapi_document() -> dict[str, Any]:
             },
             "/v1/games/{id}/log": {
                 "get": {
-                    "summary": "The moves with their times and versions (seed once over)",
-                    "parameters": [GAME_ID],
-                    "responses": {"200": _body(_ref("Log"), "the log"), **_errors(404)},
+                    "summary": "One page of the moves with their times and versions "
+                    "(seed once over)",
+                    "parameters": [
+                        GAME_ID,
+                        {
+                            "name": "after",
+                            "in": "query",
+                            "description": "the previous page's next cursor",
+                            "schema": {"type": "string", "pattern": "^[0-9]{1,20}-[0-9]{1,20}$"},
+                        },
+                        {
+                            "name": "limit",
+                            "in": "query",
+                            "schema": {
+                                "type": "integer",
+                                "minimum": 1,
+                                "maximum": 1000,
+                                "default": 1000,
+                            },
+                        },
+                    ],
+                    "responses": {"200": _body(_ref("Log"), "the page"), **_errors(400, 404)},
                 }
             },
             **DAILY_PATHS,
             **AUDIT_PATHS,
         },
     }
+    # Every /v1 route draws on the rate limits (README.md, "Limits").
+    for path, operations in document["paths"].items():
+        if path.startswith("/v1/"):
+            for operation in operations.values():
+                operation["responses"].update(_errors(429))
+    return document
