@@ -115,8 +115,14 @@ def wants_msgpack(request: Request) -> bool:
 async def read_body(request: Request, limit: int = MAX_MESSAGE_BYTES) -> Any:
     """The request body (at most ``limit`` bytes) decoded by its Content-Type (JSON when
     absent)."""
+    data, media = await read_raw(request, limit)
+    return decode_body(data, media, limit)
+
+
+async def read_raw(request: Request, limit: int = MAX_MESSAGE_BYTES) -> tuple[bytes, str]:
+    """The request body's bytes (at most ``limit``) and its media type, not decoded."""
     declared = request.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > limit:
+    if declared and declared.isascii() and declared.isdigit() and int(declared) > limit:
         raise ApiError("frame_too_large", f"bodies are at most {limit} bytes")
     chunks = []
     size = 0
@@ -125,8 +131,12 @@ async def read_body(request: Request, limit: int = MAX_MESSAGE_BYTES) -> Any:
         if size > limit:
             raise ApiError("frame_too_large", f"bodies are at most {limit} bytes")
         chunks.append(chunk)
-    data = b"".join(chunks)
     media = request.headers.get("content-type", JSON).split(";")[0].strip().lower()
+    return b"".join(chunks), media
+
+
+def decode_body(data: bytes, media: str, limit: int = MAX_MESSAGE_BYTES) -> Any:
+    """A body decoded by its media type (an empty body is ``{}``)."""
     if not data:
         return {}
     if media in MSGPACK_ALIASES:

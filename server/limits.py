@@ -17,10 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import hashlib
 import math
 import multiprocessing
+import os
 import secrets
+import signal
+import sys
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterable
@@ -85,6 +89,10 @@ redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
 return 1
 """
+
+#: Audit child processes run at this niceness: play comes first.
+AUDIT_NICENESS = 10
+PR_SET_PDEATHSIG = 1
 
 #: A connection's entry lives this long unless its process refreshes it.
 CONNECTION_LIFETIME_MS = 60_000
@@ -258,6 +266,15 @@ class Credits:
         self.level -= 1
 
 
+def audit_process_setup() -> None:
+    """In an audit child process: yield the CPU to the game server's event loops (nice),
+    and die with the worker that started it (Linux), never outliving it."""
+    os.nice(AUDIT_NICENESS)
+    if sys.platform == "linux":
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 class AuditPool:
     """At most ``workers`` audits at once and ``queue`` more waiting; beyond, ``audit_busy``.
 
@@ -278,7 +295,9 @@ class AuditPool:
         """``function(*args)`` in the pool's child processes (started at first use)."""
         if self._processes is None:
             context = multiprocessing.get_context("spawn")  # no fork of a running loop
-            self._processes = ProcessPoolExecutor(self.workers, mp_context=context)
+            self._processes = ProcessPoolExecutor(
+                self.workers, mp_context=context, initializer=audit_process_setup
+            )
         try:
             return await asyncio.get_running_loop().run_in_executor(
                 self._processes, function, *args
@@ -291,15 +310,21 @@ class AuditPool:
 
     def stop(self) -> None:
         if self._processes is not None:
-            self._processes.shutdown(wait=False, cancel_futures=True)
+            # Waits for the audit running now, if any (at most a few seconds).
+            self._processes.shutdown(wait=True, cancel_futures=True)
             self._processes = None
 
-    @contextlib.asynccontextmanager
-    async def turn(self) -> AsyncIterator[None]:
+    def check_room(self) -> None:
+        """``audit_busy`` when every slot and queue place is taken (checked before the
+        body is read, so a refusal costs next to nothing)."""
         if self.taken >= self.room:
             raise ApiError(
                 "audit_busy", "too many audits are running or waiting", retry_after_ms=1000
             )
+
+    @contextlib.asynccontextmanager
+    async def turn(self) -> AsyncIterator[None]:
+        self.check_room()
         self.taken += 1  # metrics.audit_queue(+1) hooks in here
         try:
             async with self.slots:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from server.audit import AUDIT_BODY_BYTES, audit, audit_stored
 from server.auth import bearer_token
-from server.codec import check_fields, read_body, respond
+from server.codec import check_fields, decode_body, read_body, read_raw, respond
 from server.errors import ApiError
 from server.limits import AuditPool
 from server.rules import GAMES
@@ -147,22 +148,40 @@ async def post_audit(request: Request) -> Response:
     """Audit a posted replay export, or the stored game of ``{"game_id"}`` (``AUDIT.md``).
 
     Needs a token; audits take turns in the process's bounded audit pool (``audit_busy``
-    beyond it), so a flood of audits cannot starve play.  A posted export is audited as
-    it is (a missing seed is never filled in: that would let anyone test moves against
-    a secret deal).
+    beyond it), so a flood of audits cannot starve play: a posted export is decoded and
+    audited in the pool's child process, off the event loop.  A posted export is audited
+    as it is (a missing seed is never filled in: that would let anyone test moves
+    against a secret deal).
     """
     player(request)
-    body = await read_body(request, limit=AUDIT_BODY_BYTES)
     pool: AuditPool = request.app.state.audit_pool
-    if isinstance(body, dict) and set(body) == {"game_id"}:
-        game_id = check_fields(body, {"game_id": str})["game_id"]
-        async with pool.turn():
-            verdict = await audit_stored(service_of(request), game_id)
-    else:
+    pool.check_room()
+    data, media = await read_raw(request, limit=AUDIT_BODY_BYTES)
+    async with pool.turn():
+        kind, value = await pool.run(audit_posted, data, media)
+        if kind == "error":
+            code, message, details = value
+            raise ApiError(code, message, **details)
+        if kind == "stored":
+            value = (await audit_stored(service_of(request), value)).to_dict()
+    return respond(request, value)
+
+
+def audit_posted(data: bytes, media: str) -> tuple[str, Any]:
+    """Run in the audit pool's child process: the posted body decoded and audited.
+
+    ``("verdict", verdict dict)``; ``("stored", game_id)`` for ``{"game_id"}`` (the
+    worker audits the stored game); ``("error", (code, message, details))`` for a body
+    that is no audit request (an ApiError does not survive the trip between processes).
+    """
+    try:
+        body = decode_body(data, media, AUDIT_BODY_BYTES)
+        if isinstance(body, dict) and set(body) == {"game_id"}:
+            return "stored", check_fields(body, {"game_id": str})["game_id"]
         check_export_fields(body)
-        async with pool.turn():
-            verdict = await pool.run(audit, body)
-    return respond(request, verdict.to_dict())
+    except ApiError as error:
+        return "error", (error.code, error.message, error.details)
+    return "verdict", audit(body).to_dict()
 
 
 def check_export_fields(body: object) -> None:
