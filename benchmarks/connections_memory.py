@@ -31,7 +31,7 @@ from server.testing import RedisProcess, free_port
 
 START_TIMEOUT = 20.0
 BATCH = 200
-SETTLE_SECONDS = 3.0
+SETTLE_SECONDS = 5.0
 
 
 def rss_mb(pid: int) -> float:
