@@ -104,6 +104,7 @@ def base_url(web_redis_url: str) -> Iterator[str]:
     env = {k: v for k, v in os.environ.items() if k not in SERVER_ENV}
     args = ["--host", "127.0.0.1", "--port", str(port), "--redis-url", web_redis_url]
     args += ["--secret", SECRET, "--log-level", "warning"]
+    args += ["--rate-limits", "off"]  # every page of every test makes players from one address
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "server", *args],
