@@ -166,6 +166,7 @@ class Limiter:
         self._heartbeat: asyncio.Task[None] | None = None
         self._closed_since_release = 0
         self._release: asyncio.TimerHandle | None = None
+        self.release_after_closes = RELEASE_AFTER_CLOSES
         #: Times freed connection memory was handed back to the OS.
         self.memory_releases = 0
         #: Refusals by kind since start (``players``, ``moves``…, ``connections``).
@@ -233,7 +234,7 @@ class Limiter:
     async def disconnect(self, connection_id: str) -> None:
         key = self._connections.pop(connection_id)
         self._closed_since_release += 1
-        if self._closed_since_release >= RELEASE_AFTER_CLOSES and self._release is None:
+        if self._closed_since_release >= self.release_after_closes and self._release is None:
             # Once the burst is over (no close for a moment), not at every close.
             self._release = asyncio.get_running_loop().call_later(
                 RELEASE_DELAY_SECONDS, self._release_memory
@@ -253,16 +254,20 @@ class Limiter:
         self.memory_releases += 1
 
     async def _refresh_connections(self) -> None:
-        """Push back the expiry of this process's open connections, while it has any."""
+        """Every HEARTBEAT_SECONDS, while this process has open connections: refresh them."""
         while self._connections:
             await asyncio.sleep(HEARTBEAT_SECONDS)
-            with contextlib.suppress(Exception):
-                deadline = int(time.time() * 1000) + CONNECTION_LIFETIME_MS
-                async with self.redis.pipeline(transaction=False) as pipe:
-                    for connection_id, key in list(self._connections.items()):
-                        pipe.zadd(key, {connection_id: deadline}, xx=True)
-                        pipe.pexpire(key, CONNECTION_LIFETIME_MS)
-                    await pipe.execute()
+            with contextlib.suppress(RedisError, OSError):  # the next beat tries again
+                await self.refresh_connections()
+
+    async def refresh_connections(self) -> None:
+        """Push back the expiry of this process's open connections (one pipeline)."""
+        deadline = int(time.time() * 1000) + CONNECTION_LIFETIME_MS
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for connection_id, key in list(self._connections.items()):
+                pipe.zadd(key, {connection_id: deadline}, xx=True)
+                pipe.pexpire(key, CONNECTION_LIFETIME_MS)
+            await pipe.execute()
 
     async def stop(self) -> None:
         if self._release is not None:

@@ -76,3 +76,39 @@ async def test_a_dead_instance_s_connections_expire(redis_url: str) -> None:
             await (await open_socket()).ping()
     finally:
         await redis.aclose()
+
+
+async def test_a_live_instance_keeps_its_connections_alive(redis_url: str) -> None:
+    """The heartbeat pushes back the expiry of the sockets a process holds."""
+    redis = Redis.from_url(redis_url)
+    key = "limit:connections:127.0.0.1"
+    try:
+        async with (
+            running(redis_url, max_connections_per_address=2) as server,
+            sockets(server) as open_socket,
+        ):
+            await (await open_socket()).ping()
+            [member] = await redis.zrange(key, 0, -1)
+            await redis.zadd(key, {member: 1})  # about to lapse
+            await server.app.state.limits.refresh_connections()
+            [(_, expiry)] = await redis.zrange(key, 0, -1, withscores=True)
+            now_s, now_us = await redis.time()
+            assert expiry - (now_s * 1000 + now_us // 1000) > 50_000
+    finally:
+        await redis.aclose()
+
+
+async def test_memory_is_released_after_a_burst_of_closes(redis_url: str) -> None:
+    async with running(redis_url) as server:
+        limiter = server.app.state.limits
+        limiter.release_after_closes = 3
+        async with sockets(server) as open_socket:
+            opened = [await open_socket() for _ in range(3)]
+            for socket in opened:
+                await socket.ping()
+            for socket in opened:
+                await socket.connection.close()
+            async with asyncio.timeout(WAIT):
+                while limiter.memory_releases == 0:
+                    await asyncio.sleep(0.1)
+            assert limiter.memory_releases == 1
