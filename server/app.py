@@ -207,7 +207,11 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
             client = embedded_redis()
         store = Store(client)
         app.state.store = store
-        app.state.service = GameService(store, await shared_secret(client, settings.secret))
+        app.state.service = GameService(
+            store,
+            await shared_secret(client, settings.secret),
+            ranked_min_account_age=settings.ranked_min_account_age,
+        )
         app.state.hub = Hub(client)
         await app.state.hub.start()
         try:

@@ -18,6 +18,8 @@ class Settings:
     secret: str = ""
     workers: int = 1
     log_level: str = "info"
+    #: Seconds an account must exist before it may start a ranked attempt; 0: no minimum.
+    ranked_min_account_age: int = 86400
 
     @classmethod
     def from_environment(cls) -> Settings:
@@ -28,6 +30,9 @@ class Settings:
             secret=os.environ.get("SERVER_SECRET", cls.secret),
             workers=int(os.environ.get("WORKERS", cls.workers)),
             log_level=os.environ.get("LOG_LEVEL", cls.log_level),
+            ranked_min_account_age=int(
+                os.environ.get("RANKED_MIN_ACCOUNT_AGE", cls.ranked_min_account_age)
+            ),
         )
 
     @classmethod
@@ -52,7 +57,17 @@ class Settings:
             "--workers", type=int, default=defaults.workers, help="worker processes (WORKERS)"
         )
         parser.add_argument("--log-level", default=defaults.log_level, help="(LOG_LEVEL)")
+        parser.add_argument(
+            "--ranked-min-account-age",
+            type=int,
+            default=defaults.ranked_min_account_age,
+            metavar="SECONDS",
+            help="age an account needs to start a ranked attempt (RANKED_MIN_ACCOUNT_AGE; "
+            "default 86400, 0: off)",
+        )
         args = parser.parse_args(argv)
+        if args.ranked_min_account_age < 0:
+            parser.error("--ranked-min-account-age is 0 (off) or a number of seconds")
         return cls(
             host=args.host,
             port=args.port,
@@ -60,6 +75,7 @@ class Settings:
             secret=args.secret,
             workers=args.workers,
             log_level=args.log_level,
+            ranked_min_account_age=args.ranked_min_account_age,
         )
 
     def to_environment(self) -> dict[str, str]:
@@ -71,4 +87,5 @@ class Settings:
             "SERVER_SECRET": self.secret,
             "WORKERS": str(self.workers),
             "LOG_LEVEL": self.log_level,
+            "RANKED_MIN_ACCOUNT_AGE": str(self.ranked_min_account_age),
         }

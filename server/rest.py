@@ -48,8 +48,10 @@ async def list_games(request: Request) -> Response:
 
 async def create_game(request: Request) -> Response:
     owner = player(request)
-    body = check_fields(await read_body(request), {"game": str}, {"seed": str})
-    snapshot = await service_of(request).create_game(owner, body["game"], body.get("seed"))
+    body = check_fields(await read_body(request), {"game": str}, {"seed": str, "daily": str})
+    snapshot = await service_of(request).create_game(
+        owner, body["game"], body.get("seed"), practice=body.get("daily")
+    )
     return respond(request, snapshot, 201)
 
 
@@ -85,7 +87,7 @@ async def post_move(request: Request) -> Response:
 
 async def get_log(request: Request) -> Response:
     service = service_of(request)
-    return respond(request, await service.log(request.path_params["id"]))
+    return respond(request, await service.log(request.path_params["id"], viewer(request)))
 
 
 def query_int(request: Request, name: str, default: int, low: int, high: int) -> int:
@@ -105,14 +107,20 @@ async def get_daily(request: Request) -> Response:
 async def start_daily(request: Request) -> Response:
     player_id = player(request)
     check_fields(await read_body(request), {})
-    snapshot = await service_of(request).start_daily(player_id, request.path_params["game"])
+    snapshot = await service_of(request).start_daily(
+        player_id,
+        request.path_params["game"],
+        client_address=request.client.host if request.client else None,
+        install_id=request.headers.get("x-install-id"),
+    )
     return respond(request, snapshot)
 
 
 async def get_leaderboard(request: Request) -> Response:
     limit = query_int(request, "limit", 100, 1, 1000)
     params = request.path_params
-    board = await service_of(request).leaderboard(params["game"], params["date"], limit)
+    service = service_of(request)
+    board = await service.leaderboard(params["game"], params["date"], limit, viewer(request))
     return respond(request, board)
 
 
@@ -125,7 +133,8 @@ async def get_my_rank(request: Request) -> Response:
 
 
 async def get_replay(request: Request) -> Response:
-    return respond(request, await service_of(request).replay(request.path_params["id"]))
+    replay = await service_of(request).public_replay(request.path_params["id"], viewer(request))
+    return respond(request, replay)
 
 
 async def post_audit(request: Request) -> Response:
@@ -136,7 +145,9 @@ async def post_audit(request: Request) -> Response:
     """
     body = await read_body(request, limit=AUDIT_BODY_BYTES)
     if isinstance(body, dict) and set(body) == {"game_id"}:
-        verdict = await audit_stored(service_of(request), body["game_id"])
+        service = service_of(request)
+        await service.readable(body["game_id"], viewer(request))
+        verdict = await audit_stored(service, body["game_id"])
     else:
         verdict = await run_in_threadpool(audit, body)
     return respond(request, verdict.to_dict())

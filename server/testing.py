@@ -138,7 +138,13 @@ async def serve_app(app: Starlette) -> AsyncIterator[int]:
 
 
 @contextlib.asynccontextmanager
-async def serve(redis_url: str, secret: str = "s") -> AsyncIterator[str]:
-    """``create_app`` on a free loopback port while the block runs: its base URL."""
-    async with serve_app(create_app(Settings(redis_url=redis_url, secret=secret))) as port:
+async def serve(
+    redis_url: str, secret: str = "s", ranked_min_account_age: int = 0
+) -> AsyncIterator[str]:
+    """``create_app`` on a free loopback port while the block runs: its base URL.
+    Accounts may play ranked at once unless ``ranked_min_account_age`` says otherwise."""
+    settings = Settings(
+        redis_url=redis_url, secret=secret, ranked_min_account_age=ranked_min_account_age
+    )
+    async with serve_app(create_app(settings)) as port:
         yield f"http://127.0.0.1:{port}"

@@ -54,7 +54,7 @@ async def app(redis_url: str, redis_client: Redis, clock: FakeClock) -> AsyncIte
     It is handed over once its pub/sub hub has subscribed: stopping the hub while it is
     still subscribing can lose the cancellation and hang (see the report of issue 4).
     """
-    application = create_app(Settings(redis_url=redis_url, secret=SECRET))
+    application = create_app(Settings(redis_url=redis_url, secret=SECRET, ranked_min_account_age=0))
     before = await keepalive_subscribers(redis_client)
     async with application.router.lifespan_context(application):
         async with asyncio.timeout(HUB_WAIT):

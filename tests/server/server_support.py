@@ -42,7 +42,15 @@ WAIT = 5.0
 #: What the transport accepts (as ``python -m server`` runs it).
 WS_TRANSPORT_LIMIT = 1024 * 1024
 #: Environment variables the server reads; removed from child processes' environments.
-SERVER_ENV = ("HOST", "PORT", "REDIS_URL", "SERVER_SECRET", "WORKERS", "LOG_LEVEL")
+SERVER_ENV = (
+    "HOST",
+    "PORT",
+    "REDIS_URL",
+    "SERVER_SECRET",
+    "WORKERS",
+    "LOG_LEVEL",
+    "RANKED_MIN_ACCOUNT_AGE",
+)
 
 CARD_RE = re.compile(r"(A|[2-9]|10|J|Q|K)[CDHS]")
 PILE_RE = re.compile(r"(foundation|tableau)\[(\d+)\]")
@@ -69,8 +77,9 @@ class RunningServer:
 async def run_app(
     redis_url: str, secret: str = SECRET, app: Starlette | None = None
 ) -> AsyncIterator[RunningServer]:
-    """``create_app`` served by uvicorn on a free loopback port, as an asyncio task."""
-    app = app or create_app(Settings(redis_url=redis_url, secret=secret))
+    """``create_app`` served by uvicorn on a free loopback port, as an asyncio task
+    (accounts may play ranked at once)."""
+    app = app or create_app(Settings(redis_url=redis_url, secret=secret, ranked_min_account_age=0))
     async with serve_app(app) as port:
         yield RunningServer(app, port)
 
