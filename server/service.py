@@ -161,7 +161,11 @@ class GameService:
     def closed_daily_seed(self, name: str, date: str) -> str:
         """The seed of a day's challenge once the day has closed (it is public then)."""
         now = self.clock()
-        if now < daily.opens_ms(date):
+        try:
+            opens = daily.opens_ms(date)
+        except ApiError:
+            raise ApiError("invalid_field", "daily is a date (YYYY-MM-DD)", field="daily") from None
+        if now < opens:
             raise ApiError("not_open", f"the {date} challenge has not opened yet")
         if not daily.is_closed(date, now):
             closes = daily.closes_ms(date)
@@ -400,6 +404,8 @@ class GameService:
             raise ApiError("forbidden", "only the game's owner may move in it")
         if stored.daily and daily.is_closed(stored.daily, self.clock()):
             self._put(stored, game)
+            if move_id and await self.store.move_id_version(game_id, move_id) is not None:
+                return await self._duplicate(game_id, move_id)  # applied before the close
             closes = daily.closes_ms(stored.daily)
             raise ApiError(
                 "daily_closed",
@@ -490,6 +496,8 @@ class GameService:
         applied = await self.store.move_id_version(game_id, move_id)
         stored = await self.load(game_id)
         game = load_game(stored.state)
+        if stored.ranked:  # the board update may be what failed the first time
+            await self._record_ranked(stored, game)
         reply = {"version": stored.version, "applied_version": applied, "duplicate": True}
         return reply, None, game
 
