@@ -16,11 +16,13 @@ finished counts as finishing last).  The player id only makes members unique.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from redis.asyncio import Redis
+from redis.exceptions import NoScriptError
 
 #: Entry statuses: an attempt still on, or how it ended.  Publicly a ``playing`` entry
 #: of a closed day reads ``closed`` (the close ended it).
@@ -120,7 +122,7 @@ def player_of_member(member: bytes | str) -> str:
 class Leaderboards:
     def __init__(self, redis: Redis) -> None:
         self.redis: Any = redis
-        self._record = redis.register_script(RECORD_SCRIPT)
+        self._record_sha = hashlib.sha1(RECORD_SCRIPT.encode()).hexdigest()
 
     async def record(self, game: str, date: str, entry: Entry, ttl: int) -> bool:
         """Add or update a ranked attempt's entry (one round trip); False when the
@@ -128,8 +130,15 @@ class Leaderboards:
         member = entry.member()
         value = json.dumps({**asdict(entry), "member": member})
         ended = "1" if entry.ended else "0"
-        args: list[str | int] = [member, entry.player_id, value, entry.moves, ended, ttl]
-        return bool(await self._record(keys=board_keys(game, date), args=args))
+        keys = board_keys(game, date)
+        command = ("EVALSHA", self._record_sha, len(keys), *keys)
+        args = (member, entry.player_id, value, entry.moves, ended, ttl)
+        # EVALSHA straight through execute_command, as the move script (server/store.py).
+        try:
+            return bool(await self.redis.execute_command(*command, *args))
+        except NoScriptError:
+            await self.redis.script_load(RECORD_SCRIPT)
+            return bool(await self.redis.execute_command(*command, *args))
 
     async def _entries(
         self,
