@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -16,8 +17,10 @@ from redis.asyncio import Redis
 
 from server import keys
 from server.app import create_app
+from server.audit import audit_leaderboard
 from server.config import Settings
 from server.daily import DAY_MS, closes_ms, daily_seed, opens_ms
+from server.leaderboard import board_keys
 from server.rules import new_game
 from server.store import attempts_key, game_key
 
@@ -284,3 +287,33 @@ async def test_every_ranked_attempt_keeps_keyed_hashes_of_its_client(
             400, "POST", "/v1/daily/balcony", token, headers={"X-Install-Id": bad}
         )
         assert error["code"] == "invalid_field" and error["field"] == "X-Install-Id"
+
+
+async def test_the_leaderboard_audit_holds_unfinished_attempts_to_their_games(
+    api: Api, redis: Redis
+) -> None:
+    """An unfinished attempt's entry (playing, then closed) passes the leaderboard audit
+    while it matches its game, and fails it when its score is forged."""
+    service = api.app.state.service
+    tokens = [(await api.player())[1] for _ in range(2)]
+    games = [await api.call("POST", "/v1/daily/colorado", token) for token in tokens]
+    for token, game in zip(tokens, games, strict=True):
+        for version, step in enumerate((2_300, 1_100, 4_700, 900, 3_100)):
+            api.now += step
+            move = next(m for m in game["legal_moves"] if m.startswith("stock"))
+            game = (await api.move(token, game["id"], move, version))["snapshot"]
+    api.now = closes_ms(DAY) + MINUTE
+    results = await audit_leaderboard(service, "colorado", DAY)
+    assert [r.entry.status if r.entry else None for r in results] == ["playing", "playing"]
+    assert all(r.verdict.passed for r in results), [r.to_dict() for r in results]
+
+    _, entries = board_keys("colorado", DAY)
+    player = results[0].player_id
+    forged = json.loads(await redis.hget(entries, player))
+    forged["score"] += 5
+    await redis.hset(entries, player, json.dumps(forged))
+    [failed] = [
+        r for r in await audit_leaderboard(service, "colorado", DAY) if not r.verdict.passed
+    ]
+    assert failed.player_id == player
+    assert {f.check for f in failed.verdict.findings} >= {"leaderboard_mismatch"}
