@@ -320,6 +320,15 @@ async def test_a_daily_start_cut_by_redis_going_away_converges_on_retry(
                 assert await crashing.exists(game_keys(game["id"])[0])
                 _, entries = board_keys("matrimony", game["daily"])
                 assert await crashing.hexists(entries, player.player_id)
+                if first.status_code == 200:
+                    assert first.json()["id"] == game["id"]
+                owned = [
+                    key
+                    async for key in crashing.scan_iter("game:{*}")
+                    if key.endswith(b"}")
+                    and await crashing.hget(key, "owner") == player.player_id.encode()
+                ]
+                assert owned == [game_keys(game["id"])[0].encode()]
             assert step > 3  # every step of a start was cut once
     await crashing.aclose()
 
