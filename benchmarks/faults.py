@@ -193,8 +193,9 @@ async def player(
                 snapshot = await retrying(lambda seed=seed: client.new_game(game, seed=seed))
                 if snapshot is None:
                     return
-                tally.games.add(snapshot["id"])
-                copy = await retrying(lambda: connection.subscribe(snapshot["id"]))
+                game_id = snapshot["id"]
+                tally.games.add(game_id)
+                copy = await retrying(lambda game_id=game_id: connection.subscribe(game_id))
                 while copy is not None and copy.status == "playing" and not stop.is_set():
                     moves = [m for m in (copy.legal_moves or []) if m != "resign"]
                     if not moves:
