@@ -20,7 +20,7 @@ from server.rules import Game, load_game, new_game
 from server.service import GameService
 from server.store import StoredGame
 
-SECRET = "audit-test-secret"
+SECRET = "audit-test-secret-of-at-least-32-bytes"
 #: 2026-03-14 10:00 UTC: every test game starts then, well inside one UTC day.
 START_MS = int(dt.datetime(2026, 3, 14, 10, tzinfo=dt.UTC).timestamp() * 1000)
 DAY = "2026-03-14"
