@@ -177,6 +177,17 @@ def findings_of(verdict: Any, check: str) -> list[Any]:
     return [finding for finding in verdict.findings if finding.check == check]
 
 
+def signals(verdict: Any) -> set[str]:
+    """The fair-play signals a verdict (object or dict) raised."""
+    if isinstance(verdict, dict):
+        return {signal["name"] for signal in verdict["fair_play"]}
+    return {signal.name for signal in verdict.signals}
+
+
+def signals_of(verdict: Any, name: str) -> list[Any]:
+    return [signal for signal in verdict.signals if signal.name == name]
+
+
 async def read_entry(redis: Any, game: str, date: str, player_id: str) -> dict[str, Any]:
     """A leaderboard entry as stored (its JSON in the board's entries hash)."""
     _, entries = board_keys(game, date)
