@@ -14,9 +14,9 @@ creates a new player.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
-import functools
 import secrets
 
 from server.errors import ApiError

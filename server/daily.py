@@ -3,10 +3,10 @@
 The seed of game ``g`` on day ``d`` (``YYYY-MM-DD``) is the lowercase hex
 HMAC-SHA256, under the daily-seed key derived from the server secret
 (``server.keys``, label :data:`~server.keys.DAILY_SEED`), of
-``"daily-seed:v1:<g>:<d>"``.  It is a valid seed (64 hex characters).  While the day is open only its
-commitment is published: the lowercase hex SHA-256 of ``"<g>:<d>:<seed>"``.
-Once the day has closed the seed is revealed and anyone can check it
-against the commitment and re-derive the deal.
+``"daily-seed:v1:<g>:<d>"``.  It is a valid seed (64 hex characters).
+While the day is open only its commitment is published: the lowercase hex
+SHA-256 of ``"<g>:<d>:<seed>"``.  Once the day has closed the seed is
+revealed and anyone can check it against the commitment and re-derive the deal.
 """
 
 from __future__ import annotations
