@@ -6,11 +6,16 @@ other test folders have their own ``conftest`` modules).
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import datetime as dt
 import json
+import os
 import random
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from protocol import chain
@@ -199,3 +204,21 @@ async def write_entry(redis: Any, game: str, date: str, entry: dict[str, Any]) -
     """Overwrite a leaderboard entry in Redis (a forgery)."""
     _, entries = board_keys(game, date)
     await redis.hset(entries, entry["player_id"], json.dumps(entry))
+
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Bound on one run of the command, in seconds.
+RUN_TIMEOUT = 120
+
+
+async def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
+    return await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "server.audit", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import json
-import os
 import random
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,28 +18,12 @@ from audit_helpers import (
     human_steps,
     random_choice,
     read_entry,
+    run_cli,
     write_entry,
 )
 from redis.asyncio import Redis
 
 from server.service import GameService
-
-ROOT = Path(__file__).resolve().parents[2]
-#: Bound on one run of the command, in seconds.
-RUN_TIMEOUT = 120
-
-
-async def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
-    return await asyncio.to_thread(
-        subprocess.run,
-        [sys.executable, "-m", "server.audit", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-    )
 
 
 async def export_of_a_game(service: GameService, clock: FakeClock) -> dict[str, Any]:
