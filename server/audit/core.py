@@ -51,7 +51,8 @@ CHECKS: dict[str, str] = {
     "malformed_export": "the export is not a solitaire-replay/1 document (missing or "
     "invalid fields); nothing else is checked",
     "seed_unavailable": "the export has no seed (a casual game still on, a daily game whose "
-    "day is still open): only the chain, the ordering and the timing were checked",
+    "day is still open): only the chain and the ordering were checked (integrity "
+    "chain_only)",
     "deal_mismatch": "the seed does not deal the table whose hash is deal_hash",
     "dropped_entry": "a version between 1 and the last one has no entry",
     "reordered_entries": "the entries are not listed in version order",
@@ -359,7 +360,7 @@ class _Audit:
             return self._finish()
         entries = self._ordered_entries()
         self._check_chain(entries)
-        self._check_timing(entries)
+        self._check_times(entries)
         for signal_check in self.signals:
             signal = signal_check(export, entries)
             if signal is not None:
@@ -452,9 +453,9 @@ class _Audit:
                 f"({previous[:12]}…): entries were dropped from the end, or the head altered",
             )
 
-    # -- timing -------------------------------------------------------------------
+    # -- times --------------------------------------------------------------------
 
-    def _check_timing(self, entries: list[dict[str, Any]]) -> None:
+    def _check_times(self, entries: list[dict[str, Any]]) -> None:
         export = self.export
         times = [entry["server_time"] for entry in entries]
         versions = [entry["version"] for entry in entries]
