@@ -83,7 +83,7 @@ SIGNALS: dict[str, str] = {
     f"under {SPEED_INTERVAL_MS} ms",
     "inhuman_regularity": f"{REGULARITY_WINDOW} consecutive intervals between moves have a "
     f"coefficient of variation under {REGULARITY_MAX_CV}",
-    # Raised by the server's audit of a leaderboard (server.audit.stored):
+    # Raised by the server's audit of a leaderboard (server.audit.scouting):
     "scouting_link": "other attempts at the same daily challenge were made from the same "
     "client address or install id (a scout may have dealt the deal out for this one)",
 }
