@@ -137,8 +137,12 @@ async def serve_app(app: Starlette) -> AsyncIterator[int]:
         await asyncio.wait_for(task, START_TIMEOUT * 2)
 
 
+#: The secret of servers started by tests and tools (long enough: ``MIN_SECRET_BYTES``).
+TEST_SECRET = "loopback-test-server-secret-32-bytes-or-more"
+
+
 @contextlib.asynccontextmanager
-async def serve(redis_url: str, secret: str = "s") -> AsyncIterator[str]:
+async def serve(redis_url: str, secret: str = TEST_SECRET) -> AsyncIterator[str]:
     """``create_app`` on a free loopback port while the block runs: its base URL."""
     async with serve_app(create_app(Settings(redis_url=redis_url, secret=secret))) as port:
         yield f"http://127.0.0.1:{port}"

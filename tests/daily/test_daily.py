@@ -46,7 +46,9 @@ class Api:
 
 @pytest.fixture
 async def api(redis_url: str) -> AsyncIterator[Api]:
-    app = create_app(Settings(redis_url=redis_url, secret="daily-test-secret"))
+    app = create_app(
+        Settings(redis_url=redis_url, secret="daily-test-secret-21-of-at-least-32-bytes")
+    )
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
