@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from server.audit.core import SIGNALS
 from server.errors import ERROR_CODES
 from server.rules import GAME_NAMES
 
@@ -303,21 +304,31 @@ DAILY_PATHS: dict[str, Any] = {
 
 SCHEMAS["Verdict"] = {
     "type": "object",
-    "description": "protocol/AUDIT.md; never carries the seed",
-    "required": ["passed", "outcome", "game_id", "game", "moves", "findings"],
+    "description": "protocol/AUDIT.md; two answers, integrity and fair play; never "
+    "carries the seed",
+    "required": [
+        "passed",
+        "summary",
+        "integrity",
+        "findings",
+        "fair_play",
+        "game_id",
+        "game",
+        "moves",
+    ],
     "properties": {
-        "passed": {"type": "boolean"},
-        "outcome": {"enum": ["pass", "fail", "chain_only"]},
-        "game_id": {"type": ["string", "null"]},
-        "game": {"type": ["string", "null"]},
-        "daily": {"type": ["string", "null"]},
-        "moves": {"type": "integer", "description": "entries in the export"},
-        "replayed_moves": {"type": "integer"},
-        "replayed_score": {"type": ["integer", "null"]},
-        "replayed_status": {"type": ["string", "null"]},
-        "replayed_state_hash": {"type": ["string", "null"]},
+        "passed": {
+            "type": "boolean",
+            "description": "integrity is pass and no fair-play signal fired",
+        },
+        "summary": {"type": "string", "examples": ["integrity pass; signal: inhuman speed"]},
+        "integrity": {
+            "enum": ["pass", "fail", "chain_only"],
+            "description": "chain_only: no seed, so only the chain and order were checked",
+        },
         "findings": {
             "type": "array",
+            "description": "what the integrity checks found",
             "items": {
                 "type": "object",
                 "required": ["check", "version", "detail"],
@@ -328,6 +339,28 @@ SCHEMAS["Verdict"] = {
                 },
             },
         },
+        "fair_play": {
+            "type": "array",
+            "description": "the fair-play signals that fired",
+            "items": {
+                "type": "object",
+                "required": ["name", "version", "detail", "evidence"],
+                "properties": {
+                    "name": {"enum": list(SIGNALS)},
+                    "version": {"type": ["integer", "null"]},
+                    "detail": {"type": "string"},
+                    "evidence": {"type": "object"},
+                },
+            },
+        },
+        "game_id": {"type": ["string", "null"]},
+        "game": {"type": ["string", "null"]},
+        "daily": {"type": ["string", "null"]},
+        "moves": {"type": "integer", "description": "entries in the export"},
+        "replayed_moves": {"type": "integer"},
+        "replayed_score": {"type": ["integer", "null"]},
+        "replayed_status": {"type": ["string", "null"]},
+        "replayed_state_hash": {"type": ["string", "null"]},
     },
 }
 AUDIT_PATHS: dict[str, Any] = {

@@ -137,9 +137,13 @@ async def serve_app(app: Starlette) -> AsyncIterator[int]:
         await asyncio.wait_for(task, START_TIMEOUT * 2)
 
 
+#: The secret of servers started by tests and tools (long enough: ``MIN_SECRET_BYTES``).
+TEST_SECRET = "loopback-test-server-secret-32-bytes-or-more"
+
+
 @contextlib.asynccontextmanager
 async def serve(
-    redis_url: str, secret: str = "s", ranked_min_account_age: int = 0
+    redis_url: str, secret: str = TEST_SECRET, ranked_min_account_age: int = 0
 ) -> AsyncIterator[str]:
     """``create_app`` on a free loopback port while the block runs: its base URL.
     Accounts may play ranked at once unless ``ranked_min_account_age`` says otherwise."""

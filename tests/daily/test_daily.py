@@ -47,7 +47,11 @@ class Api:
 @pytest.fixture
 async def api(redis_url: str) -> AsyncIterator[Api]:
     app = create_app(
-        Settings(redis_url=redis_url, secret="daily-test-secret", ranked_min_account_age=0)
+        Settings(
+            redis_url=redis_url,
+            secret="daily-test-secret-21-of-at-least-32-bytes",
+            ranked_min_account_age=0,
+        )
     )
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)

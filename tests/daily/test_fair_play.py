@@ -24,7 +24,7 @@ from server.leaderboard import board_keys
 from server.rules import new_game
 from server.store import attempts_key, game_key
 
-SECRET = "fair-play-test-secret"
+SECRET = "fair-play-test-secret-of-at-least-32-bytes"
 DAY = "2026-11-29"
 NEXT_DAY = "2026-11-30"
 NOON = opens_ms(DAY) + DAY_MS // 2
@@ -305,15 +305,18 @@ async def test_the_leaderboard_audit_holds_unfinished_attempts_to_their_games(
     api.now = closes_ms(DAY) + MINUTE
     results = await audit_leaderboard(service, "colorado", DAY)
     assert [r.entry.status if r.entry else None for r in results] == ["playing", "playing"]
-    assert all(r.verdict.passed for r in results), [r.to_dict() for r in results]
+    assert all(r.verdict.integrity == "pass" for r in results), [r.to_dict() for r in results]
+    # Both from this test's one address: a scouting link each way, and nothing else.
+    assert all([s.name for s in r.verdict.signals] == ["scouting_link"] for r in results), [
+        r.to_dict() for r in results
+    ]
 
     _, entries = board_keys("colorado", DAY)
     player = results[0].player_id
     forged = json.loads(await redis.hget(entries, player))
     forged["score"] += 5
     await redis.hset(entries, player, json.dumps(forged))
-    [failed] = [
-        r for r in await audit_leaderboard(service, "colorado", DAY) if not r.verdict.passed
-    ]
+    audited = await audit_leaderboard(service, "colorado", DAY)
+    [failed] = [r for r in audited if r.verdict.integrity == "fail"]
     assert failed.player_id == player
     assert {f.check for f in failed.verdict.findings} >= {"leaderboard_mismatch"}

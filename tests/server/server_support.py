@@ -36,7 +36,7 @@ from server.rules import Game, load_game
 from server.testing import free_port, serve_app
 
 ROOT = Path(__file__).resolve().parents[2]
-SECRET = "test-secret"
+SECRET = "server-test-secret-of-at-least-32-bytes"
 #: Default bound on waiting for one message, response or start-up, in seconds.
 WAIT = 5.0
 #: What the transport accepts (as ``python -m server`` runs it).

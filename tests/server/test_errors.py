@@ -105,7 +105,7 @@ def expired(player: Player) -> str:
 
 
 def forged(player: Player) -> str:
-    return token("not-the-secret", player, time.time())
+    return token("not-the-server-secret-but-as-long-as-one", player, time.time())
 
 
 # -- REST -----------------------------------------------------------------------------

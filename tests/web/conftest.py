@@ -37,7 +37,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 MSGPACK_MODULE = ROOT / "clients/web/node_modules/@msgpack/msgpack/dist.esm/index.mjs"
-SECRET = "web-test-secret"
+SECRET = "web-test-secret-of-at-least-32-bytes"
 #: The Redis database these tests use (the server tests flush database 0).
 WEB_DB = 9
 #: Environment variables the server reads; kept out of its child process.
