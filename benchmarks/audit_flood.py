@@ -46,6 +46,8 @@ from server.testing import RedisProcess, free_port
 
 TARGET_RATIO = 2.0
 START_TIMEOUT = 20.0
+#: The server secret of the run (at least 32 bytes).
+SECRET = "audit-flood-secret-of-at-least-32-bytes"
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -106,7 +108,7 @@ async def run(args: argparse.Namespace) -> bool:
     with RedisProcess() as redis_server:
         redis = Redis.from_url(redis_server.url, socket_timeout=30)
         clock = FakeClock(random.Random(1))
-        service = GameService(Store(redis), b"audit-flood-secret", clock=clock)
+        service = GameService(Store(redis), SECRET.encode(), clock=clock)
         game_id = await long_game(service, clock)
         await redis.aclose()
         command = [
@@ -118,7 +120,7 @@ async def run(args: argparse.Namespace) -> bool:
             "--redis-url",
             redis_server.url,
             "--secret",
-            "audit-flood-secret",
+            SECRET,
             "--rate-limits",
             "off",
             "--audit-workers",

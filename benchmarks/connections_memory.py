@@ -30,6 +30,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from server.testing import RedisProcess, free_port
 
 START_TIMEOUT = 20.0
+#: The server secret of the run (at least 32 bytes).
+SECRET = "connections-memory-secret-of-at-least-32-bytes"
 BATCH = 200
 SETTLE_SECONDS = 5.0
 
@@ -73,7 +75,7 @@ async def run(args: argparse.Namespace) -> None:
             "--redis-url",
             redis_server.url,
             "--secret",
-            "connections-memory-secret",
+            SECRET,
             "--rate-limits",
             "off",
             "--max-connections-per-address",

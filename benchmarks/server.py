@@ -1264,7 +1264,7 @@ def measure(
             f"redis://{HOST}:{redis_port}/0"
             + (f"?{args.server_redis}" if args.server_redis else ""),
             "--secret",
-            "bench",
+            "benchmark-secret-of-at-least-32-bytes",
             "--workers",
             str(args.workers),
             "--log-level",

@@ -24,9 +24,10 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from server import rest
 from server.codec import respond, wants_msgpack
-from server.config import Settings
+from server.config import Settings, WeakSecret
 from server.errors import ApiError
 from server.hub import Hub
+from server.keys import MIN_SECRET_BYTES
 from server.limits import AuditPool, Limiter, RateLimits, retry_after_header
 from server.openapi import openapi_document
 from server.service import GameService
@@ -46,12 +47,18 @@ def embedded_redis() -> Redis:
 
 
 async def shared_secret(redis: Redis, configured: str) -> bytes:
-    """The configured secret, or one created once in Redis for every instance."""
+    """The configured secret, or one created once in Redis for every instance
+    (:data:`~server.keys.MIN_SECRET_BYTES` random bytes)."""
     if configured:
         return configured.encode()
-    await redis.set(SECRET_KEY, secrets.token_hex(32), nx=True)
+    await redis.set(SECRET_KEY, secrets.token_bytes(MIN_SECRET_BYTES), nx=True)
     value = await redis.get(SECRET_KEY)
     assert isinstance(value, bytes)
+    if len(value) < MIN_SECRET_BYTES:
+        raise WeakSecret(
+            f"the secret kept in Redis under {SECRET_KEY!r} is {len(value)} bytes, under "
+            f"{MIN_SECRET_BYTES}: delete it (a new one is made) or set --secret / SERVER_SECRET"
+        )
     return value
 
 
@@ -211,7 +218,11 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
             client = embedded_redis()
         store = Store(client)
         app.state.store = store
-        app.state.service = GameService(store, await shared_secret(client, settings.secret))
+        app.state.service = GameService(
+            store,
+            await shared_secret(client, settings.secret),
+            ranked_min_account_age=settings.ranked_min_account_age,
+        )
         app.state.service.max_moves_per_game = settings.limits.max_moves_per_game
         app.state.limits = Limiter(client, settings.limits)
         app.state.audit_pool = AuditPool(settings.limits)

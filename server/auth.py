@@ -2,7 +2,10 @@
 
 A token is signed, not stored: ``v1.<player_id>.<expires>.<signature>`` where
 ``expires`` is a Unix time in seconds and ``signature`` is the unpadded
-base64url HMAC-SHA256, under the server secret, of ``v1.<player_id>.<expires>``.
+base64url HMAC-SHA256, under the token-signing key derived from the server
+secret (``server.keys``, label :data:`~server.keys.TOKEN_SIGNING`), of
+``v1.<player_id>.<expires>``.  The secret itself never keys a token, so a
+token says nothing about the key of the daily seeds.
 Any instance sharing the secret checks it without a lookup.  Tokens last
 :data:`TOKEN_LIFETIME` seconds (30 days); a player whose token expired simply
 creates a new player.
@@ -11,11 +14,13 @@ creates a new player.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import secrets
 
 from server.errors import ApiError
+from server.keys import TOKEN_SIGNING, derive_key
 
 TOKEN_LIFETIME = 30 * 24 * 3600
 TOKEN_VERSION = "v1"
@@ -25,8 +30,13 @@ def new_player_id() -> str:
     return "p_" + secrets.token_urlsafe(12)
 
 
+@functools.lru_cache(maxsize=8)
+def signing_key(secret: bytes) -> bytes:
+    return derive_key(secret, TOKEN_SIGNING)
+
+
 def _signature(secret: bytes, payload: str) -> str:
-    digest = hmac.new(secret, payload.encode(), hashlib.sha256).digest()
+    digest = hmac.new(signing_key(secret), payload.encode(), hashlib.sha256).digest()
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 

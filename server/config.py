@@ -7,6 +7,27 @@ import os
 from dataclasses import dataclass, fields
 from typing import Any
 
+from server.keys import MIN_SECRET_BYTES
+
+
+class WeakSecret(ValueError):
+    """A configured server secret too short to resist offline guessing."""
+
+
+def check_secret(secret: str) -> None:
+    """Refuse a configured secret under :data:`MIN_SECRET_BYTES` bytes (empty: none given).
+
+    A player's token and the published daily commitments let anyone test guesses
+    of the secret offline, so a short one is found by brute force.
+    """
+    size = len(secret.encode())
+    if 0 < size < MIN_SECRET_BYTES:
+        raise WeakSecret(
+            f"the server secret (--secret / SERVER_SECRET) is {size} bytes; it must be at "
+            f"least {MIN_SECRET_BYTES} (e.g. `openssl rand -hex 32`), or left unset for a "
+            "random one kept in Redis"
+        )
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -140,28 +161,44 @@ class Settings:
     port: int = 8000
     #: Empty: the embedded in-process store (nothing persists).
     redis_url: str = ""
-    #: Signs tokens and derives daily seeds.  Empty: a secret kept in Redis
-    #: (created once, shared by every instance on that Redis).
+    #: The keys of tokens and daily seeds derive from it (``server.keys``); at least
+    #: ``MIN_SECRET_BYTES`` bytes.  Empty: a random secret kept in Redis (created
+    #: once, shared by every instance on that Redis).
     secret: str = ""
     workers: int = 1
     log_level: str = "info"
+    #: Seconds an account must exist before it may start a ranked attempt; 0: no minimum.
+    ranked_min_account_age: int = 86400
     limits: Limits = Limits()
+
+    def __post_init__(self) -> None:
+        check_secret(self.secret)
+
+    @classmethod
+    def _environment_values(cls) -> dict[str, Any]:
+        return {
+            "host": os.environ.get("HOST", cls.host),
+            "port": int(os.environ.get("PORT", cls.port)),
+            "redis_url": os.environ.get("REDIS_URL", cls.redis_url),
+            "secret": os.environ.get("SERVER_SECRET", cls.secret),
+            "workers": int(os.environ.get("WORKERS", cls.workers)),
+            "log_level": os.environ.get("LOG_LEVEL", cls.log_level),
+            "ranked_min_account_age": int(
+                os.environ.get("RANKED_MIN_ACCOUNT_AGE", cls.ranked_min_account_age)
+            ),
+            "limits": limits_from_environment(),
+        }
 
     @classmethod
     def from_environment(cls) -> Settings:
-        return cls(
-            host=os.environ.get("HOST", cls.host),
-            port=int(os.environ.get("PORT", cls.port)),
-            redis_url=os.environ.get("REDIS_URL", cls.redis_url),
-            secret=os.environ.get("SERVER_SECRET", cls.secret),
-            workers=int(os.environ.get("WORKERS", cls.workers)),
-            log_level=os.environ.get("LOG_LEVEL", cls.log_level),
-            limits=limits_from_environment(),
-        )
+        """The settings of the environment (:class:`WeakSecret` for a short secret)."""
+        return cls(**cls._environment_values())
 
     @classmethod
     def from_arguments(cls, argv: list[str] | None = None) -> Settings:
-        defaults = cls.from_environment()
+        """The settings of the command line over the environment's; a usage error
+        (exit status 2) names ``--secret`` / ``SERVER_SECRET`` when the secret is short."""
+        defaults = argparse.Namespace(**cls._environment_values())
         parser = argparse.ArgumentParser(
             prog="python -m server", description="Run the solitaire game server."
         )
@@ -175,12 +212,21 @@ class Settings:
         parser.add_argument(
             "--secret",
             default=defaults.secret,
-            help="token and daily-seed secret (SERVER_SECRET); none: one kept in Redis",
+            help=f"server secret, at least {MIN_SECRET_BYTES} bytes (SERVER_SECRET); "
+            "none: a random one kept in Redis",
         )
         parser.add_argument(
             "--workers", type=int, default=defaults.workers, help="worker processes (WORKERS)"
         )
         parser.add_argument("--log-level", default=defaults.log_level, help="(LOG_LEVEL)")
+        parser.add_argument(
+            "--ranked-min-account-age",
+            type=int,
+            default=defaults.ranked_min_account_age,
+            metavar="SECONDS",
+            help="age an account needs to start a ranked attempt (RANKED_MIN_ACCOUNT_AGE; "
+            "default 86400, 0: off)",
+        )
         parser.add_argument(
             "--rate-limits",
             type=on_off,
@@ -201,15 +247,21 @@ class Settings:
         limits = Limits(
             rate_limits=args.rate_limits, **{name: getattr(args, name) for name in LIMIT_OPTIONS}
         )
-        return cls(
-            host=args.host,
-            port=args.port,
-            redis_url=args.redis_url,
-            secret=args.secret,
-            workers=args.workers,
-            log_level=args.log_level,
-            limits=limits,
-        )
+        if args.ranked_min_account_age < 0:
+            parser.error("--ranked-min-account-age is 0 (off) or a number of seconds")
+        try:
+            return cls(
+                host=args.host,
+                port=args.port,
+                redis_url=args.redis_url,
+                secret=args.secret,
+                workers=args.workers,
+                log_level=args.log_level,
+                ranked_min_account_age=args.ranked_min_account_age,
+                limits=limits,
+            )
+        except WeakSecret as error:
+            parser.error(str(error))
 
     def to_environment(self) -> dict[str, str]:
         """The environment that makes :meth:`from_environment` return these settings."""
@@ -220,6 +272,7 @@ class Settings:
             "SERVER_SECRET": self.secret,
             "WORKERS": str(self.workers),
             "LOG_LEVEL": self.log_level,
+            "RANKED_MIN_ACCOUNT_AGE": str(self.ranked_min_account_age),
             **limits_to_environment(self.limits),
         }
 

@@ -1,29 +1,37 @@
 """Daily challenges: one secret deal per game per UTC day (``protocol/DAILY.md``).
 
 The seed of game ``g`` on day ``d`` (``YYYY-MM-DD``) is the lowercase hex
-HMAC-SHA256, under the server secret, of ``"daily-seed:v1:<g>:<d>"``.  It is
-a valid seed (64 hex characters).  While the day is open only its
-commitment is published: the lowercase hex SHA-256 of ``"<g>:<d>:<seed>"``.
-Once the day has closed the seed is revealed and anyone can check it
-against the commitment and re-derive the deal.
+HMAC-SHA256, under the daily-seed key derived from the server secret
+(``server.keys``, label :data:`~server.keys.DAILY_SEED`), of
+``"daily-seed:v1:<g>:<d>"``.  It is a valid seed (64 hex characters).
+While the day is open only its commitment is published: the lowercase hex
+SHA-256 of ``"<g>:<d>:<seed>"``.  Once the day has closed the seed is
+revealed and anyone can check it against the commitment and re-derive the deal.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import hmac
 import re
 
 from server.errors import ApiError
+from server.keys import DAILY_SEED, derive_key
 
 DAY_MS = 24 * 3600 * 1000
 DATE_PATTERN = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
+@functools.lru_cache(maxsize=8)
+def seed_key(secret: bytes) -> bytes:
+    return derive_key(secret, DAILY_SEED)
+
+
 def daily_seed(secret: bytes, game: str, date: str) -> str:
     message = f"daily-seed:v1:{game}:{date}".encode()
-    return hmac.new(secret, message, hashlib.sha256).hexdigest()
+    return hmac.new(seed_key(secret), message, hashlib.sha256).hexdigest()
 
 
 def commitment(game: str, date: str, seed: str) -> str:
@@ -50,8 +58,12 @@ def opens_ms(date: str) -> int:
     return int(start.timestamp() * 1000)
 
 
+def closes_ms(date: str) -> int:
+    return opens_ms(date) + DAY_MS
+
+
 def is_closed(date: str, now_ms: int) -> bool:
-    return now_ms >= opens_ms(date) + DAY_MS
+    return now_ms >= closes_ms(date)
 
 
 def challenge(secret: bytes, game: str, date: str, now_ms: int) -> dict[str, object]:

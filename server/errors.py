@@ -22,6 +22,14 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "unauthorized": (401, "missing, malformed, forged or expired token"),
     "not_authenticated": (401, "a WebSocket message that needs 'auth' came first"),
     "forbidden": (403, "only the game's owner may move in it"),
+    "daily_open": (
+        403,
+        "a ranked game of a day still open is readable only by its player until 'closes'",
+    ),
+    "account_too_new": (
+        403,
+        "the account is too young for a ranked attempt until 'eligible_at'",
+    ),
     "unknown_game": (404, "no game has this id (or it expired)"),
     "unknown_game_name": (404, "not one of the five games"),
     "not_found": (404, "no such route"),
@@ -31,6 +39,7 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "malformed_move": (400, "the move text is not a move"),
     "illegal_move": (422, "the rules do not allow this move now (the reason says why)"),
     "game_over": (409, "the game is over: no move is legal"),
+    "daily_closed": (409, "the ranked attempt's day closed at 'closes': it takes no more moves"),
     "stale": (409, "the move was made against an old version; 'version' is the current one"),
     "move_limit": (409, "the game took its maximum number of moves: only 'resign' is left"),
     "rate_limited": (429, "too many requests, moves, accounts or frames: retry after the delay"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from server.audit.core import SIGNALS
 from server.errors import ERROR_CODES
 from server.rules import GAME_NAMES
 
@@ -43,6 +44,15 @@ SCHEMAS: dict[str, Any] = {
                     "field": {"type": "string"},
                     "version": {"type": "integer", "description": "current version (stale)"},
                     "reason_code": {"type": "string", "description": "engine's reason"},
+                    "closes": {
+                        "type": "integer",
+                        "description": "Unix ms of the day's close (daily_open, daily_closed)",
+                    },
+                    "eligible_at": {
+                        "type": "integer",
+                        "description": "Unix ms from which the account may play ranked "
+                        "(account_too_new)",
+                    },
                 },
             }
         },
@@ -151,16 +161,22 @@ SCHEMAS["Challenge"] = {
 }
 SCHEMAS["LeaderboardEntry"] = {
     "type": "object",
+    "description": "protocol/DAILY.md; while the day is open only the caller's own entry "
+    "has game_id and replay",
     "properties": {
         "rank": {"type": "integer"},
         "player_id": {"type": "string"},
-        "game_id": {"type": "string"},
+        "game_id": {"type": ["string", "null"]},
+        "status": {"enum": ["playing", "won", "stuck", "resigned", "closed"]},
         "score": {"type": "integer"},
         "won": {"type": "boolean"},
         "moves": {"type": "integer"},
         "elapsed_ms": {"type": "integer"},
-        "finished_at": {"type": "integer"},
-        "replay": {"type": "string", "description": "path of the game's replay export"},
+        "finished_at": {"type": ["integer", "null"], "description": "null until it ended"},
+        "replay": {
+            "type": ["string", "null"],
+            "description": "path of the game's replay export",
+        },
     },
 }
 SCHEMAS["Replay"] = {
@@ -209,9 +225,11 @@ def _leaderboard(entries_description: str) -> dict[str, Any]:
 DAILY_PATHS: dict[str, Any] = {
     "/v1/games/{id}/replay": {
         "get": {
-            "summary": "The replay export (seed once revealable)",
+            "summary": "The replay export (seed once revealable; an open day's ranked game: "
+            "its player only)",
             "parameters": [GAME_ID],
-            "responses": {"200": _body(_ref("Replay"), "the export"), **_errors(404)},
+            "security": OPTIONAL_AUTH,
+            "responses": {"200": _body(_ref("Replay"), "the export"), **_errors(401, 403, 404)},
         }
     },
     "/v1/daily/{game}": {
@@ -222,9 +240,20 @@ DAILY_PATHS: dict[str, Any] = {
         },
         "post": {
             "summary": "Start (or resume) the caller's one ranked attempt at today's challenge",
-            "parameters": [GAME_NAME],
+            "parameters": [
+                GAME_NAME,
+                {
+                    "name": "X-Install-Id",
+                    "in": "header",
+                    "description": "the client's install id; only a keyed hash is stored",
+                    "schema": {"type": "string", "maxLength": 128},
+                },
+            ],
             "security": SECURED,
-            "responses": {"200": _body(_ref("Snapshot"), "the ranked game"), **_errors(401, 404)},
+            "responses": {
+                "200": _body(_ref("Snapshot"), "the ranked game"),
+                **_errors(400, 401, 403, 404, 503),
+            },
         },
     },
     "/v1/daily/{game}/{date}": {
@@ -236,7 +265,8 @@ DAILY_PATHS: dict[str, Any] = {
     },
     "/v1/leaderboards/{game}/{date}": {
         "get": {
-            "summary": "The top of a day's leaderboard",
+            "summary": "The top of a day's leaderboard (game links once the day closed)",
+            "security": OPTIONAL_AUTH,
             "parameters": [
                 GAME_NAME,
                 DATE,
@@ -248,7 +278,7 @@ DAILY_PATHS: dict[str, Any] = {
             ],
             "responses": {
                 "200": _body(_leaderboard("best first"), "the board"),
-                **_errors(400, 404),
+                **_errors(400, 401, 404),
             },
         }
     },
@@ -278,21 +308,31 @@ DAILY_PATHS: dict[str, Any] = {
 
 SCHEMAS["Verdict"] = {
     "type": "object",
-    "description": "protocol/AUDIT.md; never carries the seed",
-    "required": ["passed", "outcome", "game_id", "game", "moves", "findings"],
+    "description": "protocol/AUDIT.md; two answers, integrity and fair play; never "
+    "carries the seed",
+    "required": [
+        "passed",
+        "summary",
+        "integrity",
+        "findings",
+        "fair_play",
+        "game_id",
+        "game",
+        "moves",
+    ],
     "properties": {
-        "passed": {"type": "boolean"},
-        "outcome": {"enum": ["pass", "fail", "chain_only"]},
-        "game_id": {"type": ["string", "null"]},
-        "game": {"type": ["string", "null"]},
-        "daily": {"type": ["string", "null"]},
-        "moves": {"type": "integer", "description": "entries in the export"},
-        "replayed_moves": {"type": "integer"},
-        "replayed_score": {"type": ["integer", "null"]},
-        "replayed_status": {"type": ["string", "null"]},
-        "replayed_state_hash": {"type": ["string", "null"]},
+        "passed": {
+            "type": "boolean",
+            "description": "integrity is pass and no fair-play signal fired",
+        },
+        "summary": {"type": "string", "examples": ["integrity pass; signal: inhuman speed"]},
+        "integrity": {
+            "enum": ["pass", "fail", "chain_only"],
+            "description": "chain_only: no seed, so only the chain and order were checked",
+        },
         "findings": {
             "type": "array",
+            "description": "what the integrity checks found",
             "items": {
                 "type": "object",
                 "required": ["check", "version", "detail"],
@@ -303,12 +343,35 @@ SCHEMAS["Verdict"] = {
                 },
             },
         },
+        "fair_play": {
+            "type": "array",
+            "description": "the fair-play signals that fired",
+            "items": {
+                "type": "object",
+                "required": ["name", "version", "detail", "evidence"],
+                "properties": {
+                    "name": {"enum": list(SIGNALS)},
+                    "version": {"type": ["integer", "null"]},
+                    "detail": {"type": "string"},
+                    "evidence": {"type": "object"},
+                },
+            },
+        },
+        "game_id": {"type": ["string", "null"]},
+        "game": {"type": ["string", "null"]},
+        "daily": {"type": ["string", "null"]},
+        "moves": {"type": "integer", "description": "entries in the export"},
+        "replayed_moves": {"type": "integer"},
+        "replayed_score": {"type": ["integer", "null"]},
+        "replayed_status": {"type": ["string", "null"]},
+        "replayed_state_hash": {"type": ["string", "null"]},
     },
 }
 AUDIT_PATHS: dict[str, Any] = {
     "/v1/audit": {
         "post": {
-            "summary": "Audit a replay export, or a stored game by id (body up to 4 MiB)",
+            "summary": "Audit a replay export, or a stored game by id (body up to 4 MiB; an "
+            "open day's ranked game: its player only)",
             "requestBody": _body(
                 {
                     "oneOf": [
@@ -326,7 +389,7 @@ AUDIT_PATHS: dict[str, Any] = {
             "security": SECURED,
             "responses": {
                 "200": _body(_ref("Verdict"), "the verdict (passed or not)"),
-                **_errors(400, 401, 404, 413, 415, 503),
+                **_errors(400, 401, 403, 404, 413, 415, 503),
             },
         }
     },
@@ -388,7 +451,8 @@ def openapi_document() -> dict[str, Any]:
                     },
                 },
                 "post": {
-                    "summary": "Start a casual game (random seed unless given)",
+                    "summary": "Start a casual game (random seed unless given), or practise a "
+                    "closed day's challenge (daily)",
                     "security": SECURED,
                     "requestBody": _body(
                         {
@@ -398,22 +462,31 @@ def openapi_document() -> dict[str, Any]:
                             "properties": {
                                 "game": {"type": "string", "enum": list(GAME_NAMES)},
                                 "seed": {"type": "string", "pattern": "^[A-Za-z0-9._:-]{1,128}$"},
+                                "daily": {
+                                    "type": "string",
+                                    "format": "date",
+                                    "description": "a closed day: deal its challenge, unranked",
+                                },
                             },
                         },
                         "the game to start",
                     ),
                     "responses": {
                         "201": _body(_ref("Snapshot"), "the new game"),
-                        **_errors(400, 401, 404, 413, 415),
+                        **_errors(400, 401, 403, 404, 413, 415),
                     },
                 },
             },
             "/v1/games/{id}": {
                 "get": {
-                    "summary": "A game's snapshot (legal_moves for its owner only)",
+                    "summary": "A game's snapshot (legal_moves for its owner only; an open "
+                    "day's ranked game: its player only)",
                     "parameters": [GAME_ID],
                     "security": OPTIONAL_AUTH,
-                    "responses": {"200": _body(_ref("Snapshot"), "the game"), **_errors(401, 404)},
+                    "responses": {
+                        "200": _body(_ref("Snapshot"), "the game"),
+                        **_errors(401, 403, 404),
+                    },
                 }
             },
             "/v1/games/{id}/moves": {
@@ -465,8 +538,8 @@ def openapi_document() -> dict[str, Any]:
             },
             "/v1/games/{id}/log": {
                 "get": {
-                    "summary": "One page of the moves with their times and versions "
-                    "(seed once over)",
+                    "summary": "One page of the moves with their times and versions (seed "
+                    "once over; an open day's ranked game: its player only)",
                     "parameters": [
                         GAME_ID,
                         {
@@ -486,7 +559,11 @@ def openapi_document() -> dict[str, Any]:
                             },
                         },
                     ],
-                    "responses": {"200": _body(_ref("Log"), "the page"), **_errors(400, 404)},
+                    "security": OPTIONAL_AUTH,
+                    "responses": {
+                        "200": _body(_ref("Log"), "the page"),
+                        **_errors(400, 401, 403, 404),
+                    },
                 }
             },
             **DAILY_PATHS,

@@ -51,8 +51,10 @@ async def list_games(request: Request) -> Response:
 
 async def create_game(request: Request) -> Response:
     owner = player(request)
-    body = check_fields(await read_body(request), {"game": str}, {"seed": str})
-    snapshot = await service_of(request).create_game(owner, body["game"], body.get("seed"))
+    body = check_fields(await read_body(request), {"game": str}, {"seed": str, "daily": str})
+    snapshot = await service_of(request).create_game(
+        owner, body["game"], body.get("seed"), practice=body.get("daily")
+    )
     return respond(request, snapshot, 201)
 
 
@@ -93,7 +95,8 @@ async def get_log(request: Request) -> Response:
     if after is not None and not LOG_CURSOR.fullmatch(after):
         raise ApiError("invalid_field", "after is a 'next' cursor of the log", field="after")
     service = service_of(request)
-    return respond(request, await service.log(request.path_params["id"], after, limit))
+    page = await service.log(request.path_params["id"], viewer(request), after, limit)
+    return respond(request, page)
 
 
 #: Moves per page of ``GET /v1/games/{id}/log`` (the default and the most).
@@ -121,14 +124,20 @@ async def get_daily(request: Request) -> Response:
 async def start_daily(request: Request) -> Response:
     player_id = player(request)
     check_fields(await read_body(request), {})
-    snapshot = await service_of(request).start_daily(player_id, request.path_params["game"])
+    snapshot = await service_of(request).start_daily(
+        player_id,
+        request.path_params["game"],
+        client_address=request.client.host if request.client else None,
+        install_id=request.headers.get("x-install-id"),
+    )
     return respond(request, snapshot)
 
 
 async def get_leaderboard(request: Request) -> Response:
     limit = query_int(request, "limit", 100, 1, 1000)
     params = request.path_params
-    board = await service_of(request).leaderboard(params["game"], params["date"], limit)
+    service = service_of(request)
+    board = await service.leaderboard(params["game"], params["date"], limit, viewer(request))
     return respond(request, board)
 
 
@@ -141,7 +150,8 @@ async def get_my_rank(request: Request) -> Response:
 
 
 async def get_replay(request: Request) -> Response:
-    return respond(request, await service_of(request).replay(request.path_params["id"]))
+    replay = await service_of(request).public_replay(request.path_params["id"], viewer(request))
+    return respond(request, replay)
 
 
 async def post_audit(request: Request) -> Response:
@@ -163,7 +173,9 @@ async def post_audit(request: Request) -> Response:
             code, message, details = value
             raise ApiError(code, message, **details)
         if kind == "stored":
-            value = (await audit_stored(service_of(request), value)).to_dict()
+            service = service_of(request)
+            await service.readable(value, viewer(request))
+            value = (await audit_stored(service, value)).to_dict()
     return respond(request, value)
 
 

@@ -140,13 +140,26 @@ async def serve_app(app: Starlette) -> AsyncIterator[int]:
         await asyncio.wait_for(task, START_TIMEOUT * 2)
 
 
+#: The secret of servers started by tests and tools (long enough: ``MIN_SECRET_BYTES``).
+TEST_SECRET = "loopback-test-server-secret-32-bytes-or-more"
+
+
 @contextlib.asynccontextmanager
 async def serve(
-    redis_url: str, secret: str = "s", limits: Limits = UNLIMITED
+    redis_url: str,
+    secret: str = TEST_SECRET,
+    ranked_min_account_age: int = 0,
+    limits: Limits = UNLIMITED,
 ) -> AsyncIterator[str]:
     """``create_app`` on a free loopback port while the block runs: its base URL.
-    Its rate limits are off unless ``limits`` says otherwise (tests and sessions make
+    Accounts may play ranked at once unless ``ranked_min_account_age`` says otherwise;
+    the rate limits are off unless ``limits`` says otherwise (tests and sessions make
     many players and moves from one address)."""
-    settings = Settings(redis_url=redis_url, secret=secret, limits=limits)
+    settings = Settings(
+        redis_url=redis_url,
+        secret=secret,
+        ranked_min_account_age=ranked_min_account_age,
+        limits=limits,
+    )
     async with serve_app(create_app(settings)) as port:
         yield f"http://127.0.0.1:{port}"

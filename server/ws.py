@@ -192,7 +192,7 @@ class Connection:
     async def on_subscribe(self, message: dict[str, Any]) -> None:
         check_fields(message, {"type": str, "game_id": str}, {"version": int})
         game_id = message["game_id"]
-        stored = await self.service.load(game_id)
+        stored = await self.service.readable(game_id, self.player_id)
         role = "owner" if self.player_id == stored.owner else "spectator"
         old = self.subscriptions.get(game_id)
         if old is not None:

@@ -7,9 +7,10 @@
     python -m server.audit --leaderboard GAME DATE --redis-url URL [--secret S] [--json]
 
 ``FILE`` is a replay export (JSON, or msgpack when it is not JSON; ``-`` reads
-standard input).  Exit status: 0 when everything audited passed, 1 when
-anything failed (a ``chain_only`` verdict is not a pass), 2 on a usage, file or
-Redis error.  ``--redis-url`` defaults to ``$REDIS_URL``.  The secret is
+standard input).  Exit status: 0 when everything audited passed; 1 when the
+integrity of anything audited is not established (``fail``, or ``chain_only``:
+no seed); 2 when every integrity passed but a fair-play signal fired; 3 on a
+usage, file or Redis error.  ``--redis-url`` defaults to ``$REDIS_URL``.  The secret is
 optional: a stored game keeps its seed; with it, a daily game's stored seed
 is also checked against that day's derivation.
 """
@@ -22,7 +23,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 import msgpack
 from redis.asyncio import Redis
@@ -36,15 +37,32 @@ from server.rules import GAME_NAMES
 from server.service import GameService
 from server.store import Store
 
-PASSED, FAILED, ERROR = 0, 1, 2
+PASSED, INTEGRITY_FAILED, SIGNALS_ONLY, ERROR = 0, 1, 2, 3
 
 
 class UsageError(Exception):
-    """A problem with the command line, a file or Redis: exit status 2."""
+    """A problem with the command line, a file or Redis: exit status 3."""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """Usage errors exit with :data:`ERROR` (argparse's own 2 means "signals only" here)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(ERROR, f"{self.prog}: error: {message}\n")
+
+
+def exit_status(verdicts: list[Verdict]) -> int:
+    """1 if any integrity is not ``pass``, else 2 if any signal fired, else 0."""
+    if any(verdict.integrity != "pass" for verdict in verdicts):
+        return INTEGRITY_FAILED
+    if any(verdict.signals for verdict in verdicts):
+        return SIGNALS_ONLY
+    return PASSED
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m server.audit",
         description="Audit solitaire replay exports (protocol/AUDIT.md).",
     )
@@ -96,7 +114,7 @@ def describe(verdict: Verdict) -> str:
     """A verdict in a few lines for people."""
     head = f"{verdict.game_id or '?'} ({verdict.game or '?'}"
     head += f", daily {verdict.daily})" if verdict.daily else ")"
-    lines = [f"{head}: {verdict.outcome.upper()}"]
+    lines = [f"{head}: {verdict.summary}"]
     if verdict.replayed_status is None:
         lines.append(f"  {verdict.moves} moves; not replayed")
     else:
@@ -104,7 +122,12 @@ def describe(verdict: Verdict) -> str:
             f"  {verdict.replayed_moves} of {verdict.moves} moves replayed: "
             f"{verdict.replayed_status}, score {verdict.replayed_score}"
         )
-    lines += [f"  - {finding}" for finding in verdict.findings]
+    if verdict.findings:
+        lines.append("  integrity findings:")
+        lines += [f"  - {finding}" for finding in verdict.findings]
+    if verdict.signals:
+        lines.append("  fair-play signals:")
+        lines += [f"  - {signal}" for signal in verdict.signals]
     return "\n".join(lines)
 
 
@@ -116,22 +139,42 @@ def board_table(game: str, date: str, results: list[BoardAudit]) -> str:
     """The summary of a leaderboard audit: one row per entry, then the totals."""
     header = (
         f"{'rank':>5}  {'game id':<20}  {'player':<20}  {'score':>5}  {'moves':>6}  "
-        f"{'verdict':<10}  first finding"
+        f"{'integrity':<10}  {'trace':<5}  {'signals':<30}  first finding or signal"
     )
     rows = [f"{game} {date}", header]
     for result in results:
         entry, verdict = result.entry, result.verdict
-        first = str(verdict.findings[0]) if verdict.findings else ""
+        first = verdict.findings[0] if verdict.findings else None
+        first_text = str(first or (verdict.signals[0] if verdict.signals else ""))
+        signals = ",".join(signal.name for signal in verdict.signals) or "-"
+        trace = {None: "-", True: "yes", False: "no"}[result.trace_recorded]
         rows.append(
             f"{result.rank:>5}  {_cell(verdict.game_id or '-', 20):<20}  "
             f"{_cell(result.player_id, 20):<20}  "
             f"{'-' if entry is None else entry.score:>5}  "
             f"{'-' if entry is None else entry.moves:>6}  "
-            f"{verdict.outcome:<10}  {_cell(first, 90)}"
+            f"{verdict.integrity:<10}  {trace:<5}  {_cell(signals, 30):<30}  "
+            f"{_cell(first_text, 90)}"
         )
-    failed = sum(not result.verdict.passed for result in results)
-    rows.append(f"{len(results)} audited: {len(results) - failed} passed, {failed} failed")
+    totals = board_totals(results)
+    rows.append(
+        f"{totals['audited']} audited: {totals['passed']} passed, "
+        f"{totals['integrity_failed']} failed integrity, "
+        f"{totals['signals_only']} passed integrity with fair-play signals"
+    )
     return "\n".join(rows)
+
+
+def board_totals(results: list[BoardAudit]) -> dict[str, int]:
+    verdicts = [result.verdict for result in results]
+    failed = sum(verdict.integrity != "pass" for verdict in verdicts)
+    passed = sum(verdict.passed for verdict in verdicts)
+    return {
+        "audited": len(verdicts),
+        "passed": passed,
+        "integrity_failed": failed,
+        "signals_only": len(verdicts) - passed - failed,
+    }
 
 
 def print_progress(stream: TextIO) -> Progress:
@@ -139,7 +182,7 @@ def print_progress(stream: TextIO) -> Progress:
 
     def progress(done: int, total: int, result: BoardAudit) -> None:
         game_id = result.verdict.game_id or result.player_id
-        print(f"[{done}/{total}] {game_id} {result.verdict.outcome}", file=stream, flush=True)
+        print(f"[{done}/{total}] {game_id} {result.verdict.summary}", file=stream, flush=True)
 
     return progress
 
@@ -156,25 +199,22 @@ async def _with_service(args: argparse.Namespace) -> int:
             except ApiError as error:
                 raise UsageError(error.message) from None
             print(json.dumps(verdict.to_dict(), indent=2) if args.json else describe(verdict))
-            return PASSED if verdict.passed else FAILED
+            return exit_status([verdict])
         game, date = args.leaderboard
         results = await audit_leaderboard(
             service, game, date, check_daily_seed=check_seed, progress=print_progress(sys.stderr)
         )
         if args.json:
-            failed = sum(not result.verdict.passed for result in results)
             document = {
                 "game": game,
                 "date": date,
-                "audited": len(results),
-                "passed": len(results) - failed,
-                "failed": failed,
+                **board_totals(results),
                 "entries": [result.to_dict() for result in results],
             }
             print(json.dumps(document, indent=2))
         else:
             print(board_table(game, date, results))
-        return PASSED if all(result.verdict.passed for result in results) else FAILED
+        return exit_status([result.verdict for result in results])
     except (RedisError, OSError) as error:
         raise UsageError(f"redis at {args.redis_url}: {error}") from None
     finally:
@@ -187,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.file is not None:
             verdict = audit(read_export(args.file))
             print(json.dumps(verdict.to_dict(), indent=2) if args.json else describe(verdict))
-            return PASSED if verdict.passed else FAILED
+            return exit_status([verdict])
         return asyncio.run(_with_service(args))
     except UsageError as error:
         print(f"python -m server.audit: error: {error}", file=sys.stderr)

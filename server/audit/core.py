@@ -2,14 +2,20 @@
 
 :func:`audit` takes the export of ``GET /v1/games/{id}/replay`` (a dict, as
 decoded from JSON or msgpack) and, optionally, the game's leaderboard entry,
-and returns a :class:`Verdict`: every problem found is a :class:`Finding`
-naming the check (:data:`CHECKS`), the move version it concerns (or None)
-and a sentence saying what is wrong.
+and returns a :class:`Verdict` that answers two separate questions:
 
-An export without its seed (a casual game still on, a daily game whose day
-is still open) can only have its chain, ordering and timing checked: its
-verdict's ``outcome`` is ``"chain_only"`` and ``passed`` is False, with a
-``seed_unavailable`` finding.  Nothing in a verdict reveals the seed.
+* **integrity**: is this a faithful, legal, untampered record?  Every problem
+  is a :class:`Finding` naming the check (:data:`CHECKS`), the move version it
+  concerns (or None) and a sentence saying what is wrong; ``integrity`` is
+  ``pass`` or ``fail``, or ``chain_only`` when the export has no seed (a casual
+  game still on, a daily game whose day is still open): only its chain and
+  ordering could be checked, so its integrity is not established.
+* **fair play**: does anything in it look unlike fair human play?  Each
+  :class:`Signal` that fires (:data:`SIGNALS`) carries its evidence.  A signal
+  is a suspicion, not a proof: an honest script playing fast raises one.
+
+``passed`` is true only when integrity passes and no signal fires.  Nothing in
+a verdict reveals the seed.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from __future__ import annotations
 import math
 import re
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
@@ -44,7 +51,8 @@ CHECKS: dict[str, str] = {
     "malformed_export": "the export is not a solitaire-replay/1 document (missing or "
     "invalid fields); nothing else is checked",
     "seed_unavailable": "the export has no seed (a casual game still on, a daily game whose "
-    "day is still open): only the chain, the ordering and the timing were checked",
+    "day is still open): only the chain and the ordering were checked (integrity "
+    "chain_only)",
     "deal_mismatch": "the seed does not deal the table whose hash is deal_hash",
     "dropped_entry": "a version between 1 and the last one has no entry",
     "reordered_entries": "the entries are not listed in version order",
@@ -61,16 +69,23 @@ CHECKS: dict[str, str] = {
     "leaderboard_mismatch": "the leaderboard entry does not match the game (score, win, "
     "moves, game id, player, times)",
     "time_travel": "a server_time is earlier than the one before it (or than created_at)",
-    "inhuman_speed": f"at least {SPEED_RUN} consecutive intervals between moves are each "
-    f"under {SPEED_INTERVAL_MS} ms",
-    "inhuman_regularity": f"{REGULARITY_WINDOW} consecutive intervals between moves have a "
-    f"coefficient of variation under {REGULARITY_MAX_CV}",
     # Checks of the server-side audit of a stored game (server.audit.stored):
     "stored_state_mismatch": "the game record in Redis (its state, version or move count) "
     "does not match the replay",
     "daily_seed_mismatch": "the stored seed of a daily game is not that day's seed "
     "(checked only when the server secret is known)",
     "missing_game": "a leaderboard entry's game no longer exists",
+}
+
+#: Every fair-play signal, with what it means.  ``protocol/AUDIT.md`` lists them all.
+SIGNALS: dict[str, str] = {
+    "inhuman_speed": f"at least {SPEED_RUN} consecutive intervals between moves are each "
+    f"under {SPEED_INTERVAL_MS} ms",
+    "inhuman_regularity": f"{REGULARITY_WINDOW} consecutive intervals between moves have a "
+    f"coefficient of variation under {REGULARITY_MAX_CV}",
+    # Raised by the server's audit of a leaderboard (server.audit.scouting):
+    "scouting_link": "other attempts at the same daily challenge were made from the same "
+    "client address or install id (a scout may have dealt the deal out for this one)",
 }
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -93,6 +108,29 @@ class Finding:
         return f"{self.check}{where}: {self.detail}"
 
 
+@dataclass(frozen=True)
+class Signal:
+    """A fair-play signal that fired: its name, the move version it starts at (or None),
+    a sentence for people and the evidence as data."""
+
+    name: str
+    version: int | None
+    detail: str
+    evidence: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "detail": self.detail,
+            "evidence": self.evidence,
+        }
+
+    def __str__(self) -> str:
+        where = "" if self.version is None else f" (version {self.version})"
+        return f"{self.name}{where}: {self.detail}"
+
+
 @dataclass
 class Verdict:
     """The result of an audit.  ``replayed_*`` are None when nothing could be replayed."""
@@ -108,10 +146,13 @@ class Verdict:
     replayed_status: str | None = None
     #: The state hash after the last replayed move (the deal's hash with no moves).
     replayed_state_hash: str | None = None
+    #: What integrity checks found.
     findings: list[Finding] = field(default_factory=list)
+    #: The fair-play signals that fired.
+    signals: list[Signal] = field(default_factory=list)
 
     @property
-    def outcome(self) -> str:
+    def integrity(self) -> str:
         """``pass`` (no finding), ``chain_only`` (only ``seed_unavailable``) or ``fail``."""
         if not self.findings:
             return "pass"
@@ -121,7 +162,17 @@ class Verdict:
 
     @property
     def passed(self) -> bool:
-        return not self.findings
+        """Integrity passes and no fair-play signal fired."""
+        return not self.findings and not self.signals
+
+    @property
+    def summary(self) -> str:
+        """E.g. ``integrity pass; signal: inhuman speed``."""
+        names = [signal.name.replace("_", " ") for signal in self.signals]
+        if not names:
+            return f"integrity {self.integrity}; no signal"
+        label = "signal" if len(names) == 1 else "signals"
+        return f"integrity {self.integrity}; {label}: {', '.join(names)}"
 
     @property
     def replay_complete(self) -> bool:
@@ -131,7 +182,10 @@ class Verdict:
     def to_dict(self) -> dict[str, Any]:
         return {
             "passed": self.passed,
-            "outcome": self.outcome,
+            "summary": self.summary,
+            "integrity": self.integrity,
+            "findings": [finding.to_dict() for finding in self.findings],
+            "fair_play": [signal.to_dict() for signal in self.signals],
             "game_id": self.game_id,
             "game": self.game,
             "daily": self.daily,
@@ -140,18 +194,30 @@ class Verdict:
             "replayed_score": self.replayed_score,
             "replayed_status": self.replayed_status,
             "replayed_state_hash": self.replayed_state_hash,
-            "findings": [finding.to_dict() for finding in self.findings],
         }
 
 
-def audit(export: Any, leaderboard_entry: dict[str, Any] | None = None) -> Verdict:
+#: A fair-play signal that looks at one export: given the (well-formed) export and its
+#: entries in version order, the :class:`Signal` when it fires, else None.  One function
+#: per signal; :data:`EXPORT_SIGNALS` lists those :func:`audit` runs.
+SignalCheck = Callable[[dict[str, Any], list[dict[str, Any]]], "Signal | None"]
+
+
+def audit(
+    export: Any,
+    leaderboard_entry: dict[str, Any] | None = None,
+    signals: tuple[SignalCheck, ...] | None = None,
+) -> Verdict:
     """Check a replay export (and the game's leaderboard entry, if given).
+
+    ``signals`` are the fair-play signals to look for (default
+    :data:`EXPORT_SIGNALS`).
 
     ``leaderboard_entry`` is an entry as the leaderboard routes show it
     (``score``, ``won``, ``moves``, ``game_id``; ``player_id``, ``elapsed_ms``,
     ``finished_at`` are compared too when present).
     """
-    return _Audit(export, leaderboard_entry).run()
+    return _Audit(export, leaderboard_entry, EXPORT_SIGNALS if signals is None else signals).run()
 
 
 def intervals_of(times: list[int]) -> list[int]:
@@ -197,12 +263,78 @@ def most_regular_window(intervals: list[int]) -> tuple[int, float] | None:
     return best
 
 
+def _intervals_and_versions(entries: list[dict[str, Any]]) -> tuple[list[int], list[int]]:
+    times = [entry["server_time"] for entry in entries]
+    return intervals_of(times), [entry["version"] for entry in entries]
+
+
+def inhuman_speed(export: dict[str, Any], entries: list[dict[str, Any]]) -> Signal | None:
+    """At least :data:`SPEED_RUN` intervals in a row under :data:`SPEED_INTERVAL_MS`."""
+    intervals, versions = _intervals_and_versions(entries)
+    start, length = fastest_run(intervals)
+    if length < SPEED_RUN:
+        return None
+    run = intervals[start : start + length]
+    first, last = versions[start + 1], versions[start + length]
+    median = statistics.median(run)
+    return Signal(
+        "inhuman_speed",
+        first,
+        f"{length} consecutive moves (versions {first}..{last}) each came under "
+        f"{SPEED_INTERVAL_MS} ms after the one before (median {median:g} ms, fastest "
+        f"{min(run)} ms); a person needs longer to see, point and move",
+        {
+            "first_version": first,
+            "last_version": last,
+            "moves": length,
+            "median_ms": median,
+            "fastest_ms": min(run),
+            "threshold_ms": SPEED_INTERVAL_MS,
+            "run_threshold": SPEED_RUN,
+        },
+    )
+
+
+def inhuman_regularity(export: dict[str, Any], entries: list[dict[str, Any]]) -> Signal | None:
+    """Some :data:`REGULARITY_WINDOW` intervals in a row with a coefficient of variation
+    under :data:`REGULARITY_MAX_CV`."""
+    intervals, versions = _intervals_and_versions(entries)
+    window = most_regular_window(intervals)
+    if window is None or window[1] >= REGULARITY_MAX_CV:
+        return None
+    start, cv = window
+    gaps = intervals[start : start + REGULARITY_WINDOW]
+    first, last = versions[start + 1], versions[start + REGULARITY_WINDOW]
+    return Signal(
+        "inhuman_regularity",
+        first,
+        f"{REGULARITY_WINDOW} consecutive intervals (versions {first}..{last}) average "
+        f"{statistics.mean(gaps):.0f} ms with a coefficient of variation of {cv:.3f} (under "
+        f"{REGULARITY_MAX_CV}): people are not that regular",
+        {
+            "first_version": first,
+            "last_version": last,
+            "mean_ms": round(statistics.mean(gaps), 1),
+            "cv": round(cv, 4),
+            "window": REGULARITY_WINDOW,
+            "threshold_cv": REGULARITY_MAX_CV,
+        },
+    )
+
+
+#: The signals :func:`audit` looks for in every export, in this order.
+EXPORT_SIGNALS: tuple[SignalCheck, ...] = (inhuman_speed, inhuman_regularity)
+
+
 class _Audit:
     """One run of :func:`audit`: the findings gathered so far and the replay."""
 
-    def __init__(self, export: Any, entry: dict[str, Any] | None) -> None:
+    def __init__(
+        self, export: Any, entry: dict[str, Any] | None, signals: tuple[SignalCheck, ...]
+    ) -> None:
         self.export = export
         self.entry = entry
+        self.signals = signals
         self.counts: dict[str, int] = {}
         self.verdict = Verdict(game_id=None, game=None)
 
@@ -228,7 +360,12 @@ class _Audit:
             return self._finish()
         entries = self._ordered_entries()
         self._check_chain(entries)
-        self._check_timing(entries)
+        self._check_times(entries)
+        for signal_check in self.signals:
+            signal = signal_check(export, entries)
+            if signal is not None:
+                assert signal.name in SIGNALS, signal.name
+                self.verdict.signals.append(signal)
         seed = export["seed"]
         if seed is None:
             self.find(
@@ -236,7 +373,7 @@ class _Audit:
                 None,
                 "the export has no seed (it is revealed once a casual game is over, a daily "
                 "game's once its day has closed): the moves could not be replayed; only the "
-                "chain, ordering and timing were checked",
+                "chain and the ordering were checked",
             )
         else:
             self._replay(seed, entries)
@@ -316,9 +453,9 @@ class _Audit:
                 f"({previous[:12]}…): entries were dropped from the end, or the head altered",
             )
 
-    # -- timing -------------------------------------------------------------------
+    # -- times --------------------------------------------------------------------
 
-    def _check_timing(self, entries: list[dict[str, Any]]) -> None:
+    def _check_times(self, entries: list[dict[str, Any]]) -> None:
         export = self.export
         times = [entry["server_time"] for entry in entries]
         versions = [entry["version"] for entry in entries]
@@ -338,29 +475,6 @@ class _Audit:
                     f"server_time {times[index + 1]} is {-gap} ms before the previous "
                     f"move's ({times[index]})",
                 )
-        start, length = fastest_run(intervals)
-        if length >= SPEED_RUN:
-            run = intervals[start : start + length]
-            self.find(
-                "inhuman_speed",
-                versions[start + 1],
-                f"{length} consecutive moves (versions {versions[start + 1]}.."
-                f"{versions[start + length]}) each came under {SPEED_INTERVAL_MS} ms after "
-                f"the one before (median {statistics.median(run):g} ms, fastest "
-                f"{min(run)} ms); a person needs longer to see, point and move",
-            )
-        window = most_regular_window(intervals)
-        if window is not None and window[1] < REGULARITY_MAX_CV:
-            start, cv = window
-            gaps = intervals[start : start + REGULARITY_WINDOW]
-            self.find(
-                "inhuman_regularity",
-                versions[start + 1],
-                f"{REGULARITY_WINDOW} consecutive intervals (versions {versions[start + 1]}.."
-                f"{versions[start + REGULARITY_WINDOW]}) average {statistics.mean(gaps):.0f} "
-                f"ms with a coefficient of variation of {cv:.3f} (under "
-                f"{REGULARITY_MAX_CV}): people are not that regular",
-            )
         status, finished_at = export["status"], export["finished_at"]
         if status == "playing" and finished_at is not None:
             self.find("finished_at_mismatch", None, "a game being played has a finished_at")
@@ -444,6 +558,23 @@ class _Audit:
         else:
             score, status, source = export["score"], export["status"], "export"
         finished_at = export["finished_at"]
+        if entry.get("status") == "playing":
+            # An attempt still on (or cut off by its day's close): its entry follows its
+            # score; its moves and times are those at which it reached that score.
+            if status != "playing":
+                self.find(
+                    "leaderboard_mismatch", None, f"the game is {status} but its entry says playing"
+                )
+            expected_now = {"game_id": export["game_id"], "score": score, "won": False}
+            for name, value in expected_now.items():
+                if entry.get(name) != value:
+                    found = entry.get(name)
+                    self.find(
+                        "leaderboard_mismatch",
+                        None,
+                        f"the entry's {name} is {found!r} but the {source} gives {value!r}",
+                    )
+            return
         expected: dict[str, Any] = {
             "game_id": export["game_id"],
             "score": score,

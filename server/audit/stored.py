@@ -6,7 +6,10 @@ of the game's export (built *with* its seed): the stored ``state`` bytes,
 version and move count against the replay (``stored_state_mismatch``), the
 game's own leaderboard entry, and, when the server secret is known, the
 stored seed of a daily game against that day's derivation
-(``daily_seed_mismatch``).  No verdict carries the seed.
+(``daily_seed_mismatch``).  The leaderboard audit also looks, for each
+entry, for other attempts of the day made from the same client
+(:mod:`server.audit.scouting`, the ``scouting_link`` signal).  No verdict
+carries the seed.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from server import daily
 from server.audit.core import Finding, Verdict, audit
+from server.audit.scouting import DayAttempts
 from server.errors import ApiError
 from server.leaderboard import Entry, board_keys, player_of_member
 from server.rules import UnknownGame, load_game
@@ -111,12 +115,15 @@ class BoardAudit:
     player_id: str
     entry: Entry | None
     verdict: Verdict
+    #: Whether the entry's game recorded its client's traces (None: no game).
+    trace_recorded: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "rank": self.rank,
             "player_id": self.player_id,
             "entry": None if self.entry is None else dataclasses.asdict(self.entry),
+            "trace_recorded": self.trace_recorded,
             "verdict": self.verdict.to_dict(),
         }
 
@@ -137,8 +144,10 @@ async def audit_leaderboard(
 
     Besides each game's audit, a member must have its entry, its sort key must
     encode that entry, and the entry's game must be that day's ranked game of
-    that player.
+    that player; and a ``scouting_link`` signal lists the day's other attempts
+    sharing its game's client address or install id hash.
     """
+    day = await DayAttempts.load(service, game, date)
     board, _ = board_keys(game, date)
     members = [
         member.decode() if isinstance(member, bytes) else str(member)
@@ -156,6 +165,13 @@ async def audit_leaderboard(
         else:
             verdict = await _audit_member(service, game, date, member, entry, check_daily_seed)
         result = BoardAudit(rank, player_id, entry, verdict)
+        if entry is not None:
+            attempt = await day.attempt(entry.game_id, player_id)
+            if attempt is not None:
+                result.trace_recorded = attempt.trace_recorded
+                signal = await day.signal(attempt)
+                if signal is not None:
+                    verdict.signals.append(signal)
         results.append(result)
         if progress is not None:
             progress(rank, len(members), result)

@@ -6,11 +6,16 @@ other test folders have their own ``conftest`` modules).
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import datetime as dt
 import json
+import os
 import random
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from protocol import chain
@@ -20,7 +25,7 @@ from server.rules import Game, load_game, new_game
 from server.service import GameService
 from server.store import StoredGame
 
-SECRET = "audit-test-secret"
+SECRET = "audit-test-secret-of-at-least-32-bytes"
 #: 2026-03-14 10:00 UTC: every test game starts then, well inside one UTC day.
 START_MS = int(dt.datetime(2026, 3, 14, 10, tzinfo=dt.UTC).timestamp() * 1000)
 DAY = "2026-03-14"
@@ -177,6 +182,17 @@ def findings_of(verdict: Any, check: str) -> list[Any]:
     return [finding for finding in verdict.findings if finding.check == check]
 
 
+def signals(verdict: Any) -> set[str]:
+    """The fair-play signals a verdict (object or dict) raised."""
+    if isinstance(verdict, dict):
+        return {signal["name"] for signal in verdict["fair_play"]}
+    return {signal.name for signal in verdict.signals}
+
+
+def signals_of(verdict: Any, name: str) -> list[Any]:
+    return [signal for signal in verdict.signals if signal.name == name]
+
+
 async def read_entry(redis: Any, game: str, date: str, player_id: str) -> dict[str, Any]:
     """A leaderboard entry as stored (its JSON in the board's entries hash)."""
     _, entries = board_keys(game, date)
@@ -188,3 +204,21 @@ async def write_entry(redis: Any, game: str, date: str, entry: dict[str, Any]) -
     """Overwrite a leaderboard entry in Redis (a forgery)."""
     _, entries = board_keys(game, date)
     await redis.hset(entries, entry["player_id"], json.dumps(entry))
+
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Bound on one run of the command, in seconds.
+RUN_TIMEOUT = 120
+
+
+async def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
+    return await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "server.audit", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )

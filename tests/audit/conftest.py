@@ -55,7 +55,10 @@ async def app(redis_url: str, redis_client: Redis, clock: FakeClock) -> AsyncIte
     It is handed over once its pub/sub hub has subscribed: stopping the hub while it is
     still subscribing can lose the cancellation and hang (see the report of issue 4).
     """
-    application = create_app(Settings(redis_url=redis_url, secret=SECRET, limits=UNLIMITED))
+    settings = Settings(
+        redis_url=redis_url, secret=SECRET, ranked_min_account_age=0, limits=UNLIMITED
+    )
+    application = create_app(settings)
     before = await keepalive_subscribers(redis_client)
     async with application.router.lifespan_context(application):
         async with asyncio.timeout(HUB_WAIT):

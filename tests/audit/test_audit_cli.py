@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import json
-import os
 import random
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,28 +18,12 @@ from audit_helpers import (
     human_steps,
     random_choice,
     read_entry,
+    run_cli,
     write_entry,
 )
 from redis.asyncio import Redis
 
 from server.service import GameService
-
-ROOT = Path(__file__).resolve().parents[2]
-#: Bound on one run of the command, in seconds.
-RUN_TIMEOUT = 120
-
-
-async def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
-    return await asyncio.to_thread(
-        subprocess.run,
-        [sys.executable, "-m", "server.audit", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-    )
 
 
 async def export_of_a_game(service: GameService, clock: FakeClock) -> dict[str, Any]:
@@ -60,7 +40,7 @@ async def test_an_export_file(service: GameService, clock: FakeClock, tmp_path: 
     honest.write_text(json.dumps(export))
     result = await run_cli(str(honest))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert f"{export['game_id']} (matrimony): PASS" in result.stdout
+    assert f"{export['game_id']} (matrimony): integrity pass; no signal" in result.stdout
 
     packed = tmp_path / "honest.msgpack"
     packed.write_bytes(msgpack.packb(export))
@@ -74,7 +54,7 @@ async def test_an_export_file(service: GameService, clock: FakeClock, tmp_path: 
     forged_file.write_text(json.dumps(forged))
     result = await run_cli(str(forged_file))
     assert result.returncode == 1
-    assert ": FAIL" in result.stdout
+    assert ": integrity fail; no signal" in result.stdout
     assert "broken_chain (version 6)" in result.stdout
 
     result = await run_cli(str(forged_file), "--json")
@@ -86,21 +66,21 @@ async def test_usage_and_file_errors(tmp_path: Path) -> None:
     garbage = tmp_path / "garbage.bin"
     garbage.write_bytes(b"\xc1\xc1 not an export")
     result = await run_cli(str(garbage))
-    assert result.returncode == 2
+    assert result.returncode == 3
     assert "neither JSON nor msgpack" in result.stderr
 
-    assert (await run_cli(str(tmp_path / "missing.json"))).returncode == 2
-    assert (await run_cli()).returncode == 2
-    assert (await run_cli("--game-id", "g_x")).returncode == 2  # no Redis URL
+    assert (await run_cli(str(tmp_path / "missing.json"))).returncode == 3
+    assert (await run_cli()).returncode == 3
+    assert (await run_cli("--game-id", "g_x")).returncode == 3  # no Redis URL
     url = "redis://127.0.0.1:1/0"
     assert (
         await run_cli("--leaderboard", "colorado", "14/03/2026", "--redis-url", url)
-    ).returncode == 2
+    ).returncode == 3
     assert (
         await run_cli("--leaderboard", "klondike", "2026-03-14", "--redis-url", url)
-    ).returncode == 2
+    ).returncode == 3
     result = await run_cli("--game-id", "g_x", "--redis-url", "redis://127.0.0.1:1/0")
-    assert result.returncode == 2
+    assert result.returncode == 3
     assert "redis" in result.stderr
 
 
@@ -111,10 +91,10 @@ async def test_a_stored_game(
     game_id = export["game_id"]
     result = await run_cli("--game-id", game_id, "--redis-url", redis_url)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "PASS" in result.stdout
+    assert "integrity pass; no signal" in result.stdout
 
     result = await run_cli("--game-id", "g_unknown", "--redis-url", redis_url)
-    assert result.returncode == 2
+    assert result.returncode == 3
     assert "g_unknown" in result.stderr
 
     await redis_client.hset(f"game:{{{game_id}}}", "score", export["score"] + 1)
@@ -152,9 +132,12 @@ async def test_a_leaderboard(
     assert result.returncode == 1, result.stdout + result.stderr
     progress = result.stderr.splitlines()
     assert len(progress) == 3
-    assert all(re.fullmatch(r"\[[123]/3\] g_\S+ (pass|fail)", line) for line in progress)
-    assert f"{games[1].id} fail" in result.stderr
-    assert "3 audited: 2 passed, 1 failed" in result.stdout
+    assert all(
+        re.fullmatch(r"\[[123]/3\] g_\S+ integrity (pass|fail); no signal", line)
+        for line in progress
+    )
+    assert f"{games[1].id} integrity fail" in result.stderr
+    assert "3 audited: 2 passed, 1 failed integrity, 0 passed integrity with" in result.stdout
     row = next(line for line in result.stdout.splitlines() if games[1].id in line)
     assert "leaderboard_mismatch" in row
 
@@ -162,7 +145,8 @@ async def test_a_leaderboard(
         "--leaderboard", "empress_of_italy", date, "--redis-url", redis_url, "--json"
     )
     document = json.loads(result.stdout)
-    assert (document["audited"], document["passed"], document["failed"]) == (3, 2, 1)
+    totals = ("audited", "passed", "integrity_failed", "signals_only")
+    assert tuple(document[name] for name in totals) == (3, 2, 1, 0)
 
     # An empty board passes (nothing to fail).
     result = await run_cli("--leaderboard", "colorado", date, "--redis-url", redis_url)

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from protocol import chain
 from server import audit as audit_module
-from server.audit import CHECKS, audit
+from server.audit import CHECKS, SIGNALS, audit
+from server.audit.scouting import ENDINGS
 from server.rules import new_game
 
 TEXT = (Path(__file__).resolve().parents[2] / "protocol" / "AUDIT.md").read_text()
@@ -18,9 +19,16 @@ def json_blocks() -> list[object]:
     return [json.loads(block) for block in re.findall(r"```json\n(.*?)```", TEXT, re.S)]
 
 
-def test_every_check_is_documented_in_a_table_row() -> None:
+def test_every_check_and_signal_is_documented_in_a_table_row() -> None:
     documented = set(re.findall(r"^\| `([a-z_]+)` \|", TEXT, re.M))
     assert set(CHECKS) <= documented
+    assert set(SIGNALS) <= documented
+    assert not set(CHECKS) & set(SIGNALS)
+
+
+def test_every_way_an_attempt_ends_is_documented() -> None:
+    for ending in ENDINGS:
+        assert f"`{ending}`" in TEXT, ending
 
 
 def test_the_thresholds_are_the_documented_ones() -> None:
@@ -44,7 +52,7 @@ def test_the_worked_example_is_what_the_code_computes() -> None:
 
 
 def test_the_example_export_passes_and_the_example_verdict_is_its_forgery() -> None:
-    export, verdict = json_blocks()
+    export, verdict, _link = json_blocks()
     assert isinstance(export, dict)
     assert audit(export).passed
     assert audit(dict(export, score=3)).to_dict() == verdict

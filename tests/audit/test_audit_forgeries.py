@@ -20,6 +20,8 @@ from audit_helpers import (
     random_choice,
     read_entry,
     rechain,
+    signals,
+    signals_of,
     write_entry,
 )
 from redis.asyncio import Redis
@@ -171,11 +173,11 @@ def test_an_edited_deal_hash_or_seed(export: dict[str, Any]) -> None:
 
 def test_no_seed_checks_the_chain_only(export: dict[str, Any]) -> None:
     verdict = audit(dict(export, seed=None))
-    assert (verdict.passed, verdict.outcome) == (False, "chain_only")
+    assert (verdict.passed, verdict.integrity) == (False, "chain_only")
     assert checks(verdict) == {"seed_unavailable"}
     forged = dict(copy.deepcopy(export), seed=None)
     forged["moves"][K - 1]["hash"] = "f" * 64
-    assert audit(forged).outcome == "fail"
+    assert audit(forged).integrity == "fail"
 
 
 # -- the chain ----------------------------------------------------------------------------
@@ -232,10 +234,12 @@ async def test_inhuman_speed(service: GameService, clock: FakeClock) -> None:
         service, clock, "empress_of_italy", "fast", 60, fixed_steps(50), rng, resign=True
     )
     verdict = await audit_stored(service, stored.id)
-    assert "inhuman_speed" in checks(verdict)
-    [finding] = findings_of(verdict, "inhuman_speed")
-    assert finding.version == 2
-    assert "each came under 120 ms" in finding.detail
+    assert verdict.integrity == "pass" and not verdict.passed
+    assert signals(verdict) == {"inhuman_speed", "inhuman_regularity"}
+    [signal] = signals_of(verdict, "inhuman_speed")
+    assert signal.version == 2
+    assert "each came under 120 ms" in signal.detail
+    assert signal.evidence["first_version"] == 2 and signal.evidence["fastest_ms"] == 50
 
 
 async def test_inhuman_regularity(service: GameService, clock: FakeClock) -> None:
@@ -244,8 +248,10 @@ async def test_inhuman_regularity(service: GameService, clock: FakeClock) -> Non
         service, clock, "empress_of_italy", "steady", 60, fixed_steps(1000), rng, resign=True
     )
     verdict = await audit_stored(service, stored.id)
-    assert checks(verdict) == {"inhuman_regularity"}
-    assert "coefficient of variation of 0.000" in verdict.findings[0].detail
+    assert verdict.integrity == "pass" and verdict.findings == []
+    assert signals(verdict) == {"inhuman_regularity"}
+    assert "coefficient of variation of 0.000" in verdict.signals[0].detail
+    assert verdict.signals[0].evidence["cv"] == 0
 
 
 def with_intervals(export: dict[str, Any], intervals: list[int]) -> dict[str, Any]:
@@ -265,14 +271,14 @@ def test_timing_thresholds(export: dict[str, Any]) -> None:
     seven = human[:30] + [60] * 7 + human[37:]
     assert audit(with_intervals(export, seven)).passed
     eight = human[:30] + [60] * 8 + human[38:]
-    assert checks(audit(with_intervals(export, eight))) == {"inhuman_speed"}
+    assert signals(audit(with_intervals(export, eight))) == {"inhuman_speed"}
     assert audit(with_intervals(export, human[:30] + [120] * 20 + human[50:])).passed
     # 29 steady intervals are allowed; 30 with a CV under 0.05 are not.
     steady = [1000 + (i % 2) * 40 for i in range(30)]  # CV ~0.02
     apart = [3000, *steady[:29], 3000]
     assert audit(with_intervals(export, human[:39] + apart + human[70:])).passed
     flagged = audit(with_intervals(export, human[:40] + steady + human[70:]))
-    assert checks(flagged) == {"inhuman_regularity"}
+    assert signals(flagged) == {"inhuman_regularity"} and flagged.integrity == "pass"
     loose = [1000 + (i % 2) * 120 for i in range(30)]  # CV ~0.057
     assert audit(with_intervals(export, human[:40] + loose + human[70:])).passed
 

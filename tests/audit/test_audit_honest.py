@@ -49,7 +49,7 @@ async def test_an_honest_casual_game_passes(
     export = await service.replay(stored.id, with_seed=True)
     verdict = audit(export)
     assert verdict.passed, verdict.findings
-    assert verdict.outcome == "pass"
+    assert verdict.integrity == "pass" and verdict.signals == []
     assert (verdict.game_id, verdict.game, verdict.moves) == (stored.id, name, stored.moves)
     assert verdict.replayed_moves == stored.moves
     assert (verdict.replayed_status, verdict.replayed_score) == (stored.status, stored.score)
@@ -71,7 +71,7 @@ async def test_a_casual_game_in_play_has_no_seed_so_only_its_chain_is_checked(
 
     verdict = audit(public)
     assert not verdict.passed
-    assert verdict.outcome == "chain_only"
+    assert verdict.integrity == "chain_only"
     assert checks(verdict) == {"seed_unavailable"}
     assert verdict.replayed_status is None
 

@@ -42,7 +42,8 @@ async def test_audit_a_stored_game_by_id(
     response = await http.post("/v1/audit", json={"game_id": game_id})
     assert response.status_code == 200, response.text
     verdict = response.json()
-    assert verdict["passed"] is True and verdict["outcome"] == "pass"
+    assert verdict["passed"] is True and verdict["integrity"] == "pass"
+    assert verdict["fair_play"] == [] and verdict["summary"] == "integrity pass; no signal"
     assert (verdict["game_id"], verdict["moves"], verdict["findings"]) == (game_id, 151, [])
 
 
@@ -64,7 +65,7 @@ async def test_audit_a_posted_export_bigger_than_the_usual_body_limit(
     response = await http.post("/v1/audit", json=forged)
     assert response.status_code == 200
     verdict = response.json()
-    assert verdict["passed"] is False and verdict["outcome"] == "fail"
+    assert verdict["passed"] is False and verdict["integrity"] == "fail"
     assert verdict["findings"][0]["check"] == "broken_chain"
     assert verdict["findings"][0]["version"] == 11
 
@@ -99,13 +100,15 @@ async def test_a_posted_export_without_its_seed_is_not_completed_by_the_server(
         15,
         player_id=player["player_id"],
     )
-    export = (await http.get(f"/v1/games/{stored.id}/replay")).json()
+    # While the day is open only the player may read the game (DAILY.md).
+    owner = {"Authorization": f"Bearer {player['token']}"}
+    export = (await http.get(f"/v1/games/{stored.id}/replay", headers=owner)).json()
     assert export["seed"] is None
     verdict = (await http.post("/v1/audit", json=export)).json()
-    assert verdict["outcome"] == "chain_only"
+    assert verdict["integrity"] == "chain_only"
     assert checks(verdict) == {"seed_unavailable"}
 
-    by_id = await http.post("/v1/audit", json={"game_id": stored.id})
+    by_id = await http.post("/v1/audit", json={"game_id": stored.id}, headers=owner)
     assert by_id.json()["passed"] is True
     assert stored.seed not in by_id.text
 

@@ -27,7 +27,7 @@ WAIT = 10.0
 @pytest.fixture(name="server_url")
 async def server_url_fixture(redis_url: str) -> AsyncIterator[str]:
     """The base URL of a server (``create_app`` under uvicorn) on a flushed Redis."""
-    async with serve(redis_url, secret="s") as url:
+    async with serve(redis_url) as url:
         yield url
 
 

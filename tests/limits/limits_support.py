@@ -15,9 +15,8 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from server.app import create_app
 from server.config import Limits, Settings
-from server.testing import serve_app
+from server.testing import TEST_SECRET, serve_app
 
-SECRET = "limits-test-secret"
 WAIT = 5.0
 
 
@@ -31,7 +30,7 @@ class Server:
 @contextlib.asynccontextmanager
 async def running(redis_url: str, **limits: Any) -> AsyncIterator[Server]:
     """The app with these :class:`Limits` (the rest at their defaults)."""
-    app = create_app(Settings(redis_url=redis_url, secret=SECRET, limits=Limits(**limits)))
+    app = create_app(Settings(redis_url=redis_url, secret=TEST_SECRET, limits=Limits(**limits)))
     async with serve_app(app) as port:
         yield Server(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/v1/ws", app)
 

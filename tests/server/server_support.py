@@ -36,7 +36,7 @@ from server.rules import Game, load_game
 from server.testing import UNLIMITED, free_port, serve_app
 
 ROOT = Path(__file__).resolve().parents[2]
-SECRET = "test-secret"
+SECRET = "server-test-secret-of-at-least-32-bytes"
 #: Default bound on waiting for one message, response or start-up, in seconds.
 WAIT = 5.0
 #: What the transport accepts (as ``python -m server`` runs it).
@@ -49,6 +49,7 @@ SERVER_ENV = (
     "SERVER_SECRET",
     "WORKERS",
     "LOG_LEVEL",
+    "RANKED_MIN_ACCOUNT_AGE",
     *LIMIT_ENVIRONMENT,
 )
 
@@ -77,8 +78,12 @@ class RunningServer:
 async def run_app(
     redis_url: str, secret: str = SECRET, app: Starlette | None = None
 ) -> AsyncIterator[RunningServer]:
-    """``create_app`` served by uvicorn on a free loopback port, as an asyncio task."""
-    app = app or create_app(Settings(redis_url=redis_url, secret=secret, limits=UNLIMITED))
+    """``create_app`` served by uvicorn on a free loopback port, as an asyncio task
+    (accounts may play ranked at once; the rate limits are off)."""
+    settings = Settings(
+        redis_url=redis_url, secret=secret, ranked_min_account_age=0, limits=UNLIMITED
+    )
+    app = app or create_app(settings)
     async with serve_app(app) as port:
         yield RunningServer(app, port)
 

@@ -105,7 +105,7 @@ def expired(player: Player) -> str:
 
 
 def forged(player: Player) -> str:
-    return token("not-the-secret", player, time.time())
+    return token("not-the-server-secret-but-as-long-as-one", player, time.time())
 
 
 # -- REST -----------------------------------------------------------------------------
@@ -552,6 +552,9 @@ async def test_every_error_code_is_covered() -> None:
         "too_many_errors": "test_too_many_errors",
         "internal": "test_internal_error",
         "store_unavailable": "test_store_outage.py",
+        "daily_open": "tests/daily/test_fair_play.py",
+        "daily_closed": "tests/daily/test_fair_play.py",
+        "account_too_new": "tests/daily/test_fair_play.py",
         "rate_limited": "tests/limits/test_rates.py",
         "too_many_connections": "tests/limits/test_connections.py",
         "move_limit": "tests/limits/test_move_limit.py",

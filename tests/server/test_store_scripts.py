@@ -11,7 +11,7 @@ from server.store import Store
 async def test_a_move_still_applies_after_script_flush(redis_url: str) -> None:
     redis = Redis.from_url(redis_url)
     try:
-        service = GameService(Store(redis), b"secret")
+        service = GameService(Store(redis), b"store-scripts-test-secret-32-bytes")
         player = (await service.create_player())["player_id"]
         game = await service.create_game(player, "balcony", "abc")
         await redis.script_flush()

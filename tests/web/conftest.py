@@ -37,11 +37,19 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 MSGPACK_MODULE = ROOT / "clients/web/node_modules/@msgpack/msgpack/dist.esm/index.mjs"
-SECRET = "web-test-secret"
+SECRET = "web-test-secret-of-at-least-32-bytes"
 #: The Redis database these tests use (the server tests flush database 0).
 WEB_DB = 9
 #: Environment variables the server reads; kept out of its child process.
-SERVER_ENV = ("HOST", "PORT", "REDIS_URL", "SERVER_SECRET", "WORKERS", "LOG_LEVEL")
+SERVER_ENV = (
+    "HOST",
+    "PORT",
+    "REDIS_URL",
+    "SERVER_SECRET",
+    "WORKERS",
+    "LOG_LEVEL",
+    "RANKED_MIN_ACCOUNT_AGE",
+)
 SERVER_START_TIMEOUT = 20.0
 #: Playwright's default bound on every wait, in milliseconds.
 WAIT_MS = 5000
@@ -103,7 +111,7 @@ def base_url(web_redis_url: str) -> Iterator[str]:
     log_path = ARTIFACTS / "web-server.log"
     env = {k: v for k, v in os.environ.items() if k not in SERVER_ENV}
     args = ["--host", "127.0.0.1", "--port", str(port), "--redis-url", web_redis_url]
-    args += ["--secret", SECRET, "--log-level", "warning"]
+    args += ["--secret", SECRET, "--log-level", "warning", "--ranked-min-account-age", "0"]
     args += ["--rate-limits", "off"]  # every page of every test makes players from one address
     with log_path.open("wb") as log:
         process = subprocess.Popen(
