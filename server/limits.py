@@ -10,7 +10,7 @@
 * Frames per WebSocket: :class:`Credits`, a local bucket per socket.
 * The audit pool: :class:`AuditPool`, a bounded number of audits at once and in line.
 
-Refusals are counted per kind in :attr:`Limiter.refusals` (the metrics read them).
+Refusals are counted per kind by :meth:`Limiter.refused` (the metrics hook in there).
 """
 
 from __future__ import annotations
@@ -184,7 +184,7 @@ class Limiter:
             until = self._empty_until.get(key)
             if until is not None:
                 if until > now:
-                    self._refuse(rate.kind)
+                    self.refused(rate.kind)
                     raise rate_limited(rate.kind, math.ceil((until - now) * 1000))
                 del self._empty_until[key]
         keys = [key for _, key in buckets]
@@ -197,11 +197,12 @@ class Limiter:
             if len(self._empty_until) >= REMEMBERED_REFUSALS:
                 self._empty_until.pop(next(iter(self._empty_until)))
             self._empty_until[key] = now + int(wait_ms) / 1000
-            self._refuse(rate.kind)
+            self.refused(rate.kind)
             raise rate_limited(rate.kind, int(wait_ms))
 
-    def _refuse(self, kind: str) -> None:
-        # The one place a refusal is counted: metrics.rate_limited(kind) hooks in here.
+    def refused(self, kind: str) -> None:
+        """Count a refusal (every limit's refusals come here, the frame credits' too):
+        the one call site for ``metrics.rate_limited(kind)``."""
         self.refusals[kind] += 1
 
     async def _evalsha(self, sha: str, script: str, keys: list[str], args: list[Any]) -> Any:
@@ -221,7 +222,7 @@ class Limiter:
         connection_id = secrets.token_hex(8)
         args = [connection_id, self.limits.max_connections_per_address, CONNECTION_LIFETIME_MS]
         if not await self._evalsha(self._connect_sha, CONNECT_SCRIPT, [key], args):
-            self._refuse("connections")
+            self.refused("connections")
             raise ApiError(
                 "too_many_connections",
                 f"at most {self.limits.max_connections_per_address} WebSockets per address",
@@ -289,9 +290,11 @@ def release_memory() -> None:
 
 
 class Credits:
-    """A WebSocket's frame allowance: ``burst`` frames, refilled at ``per_second``."""
+    """A WebSocket's frame allowance: ``burst`` frames, refilled at ``per_second``;
+    ``refused`` counts each refusal (:meth:`Limiter.refused`)."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, refused: Callable[[str], None]) -> None:
+        self.refused = refused
         self.enabled = limits.rate_limits
         self.burst = float(limits.message_credits)
         self.per_second = float(limits.message_credits_per_second)
@@ -306,6 +309,7 @@ class Credits:
         self.level = min(self.burst, self.level + (now - self.at) * self.per_second)
         self.at = now
         if self.level < 1:
+            self.refused("messages")
             raise rate_limited("messages", math.ceil((1 - self.level) / self.per_second * 1000))
         self.level -= 1
 

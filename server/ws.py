@@ -74,7 +74,7 @@ class Connection:
         self.limiter = limiter
         #: The client's address, for the per-address limits.
         self.address = address
-        self.credits = Credits(limiter.limits)
+        self.credits = Credits(limiter.limits, limiter.refused)
         self.player_id: str | None = None
         self.subscriptions: dict[str, Subscription] = {}
         self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue(SEND_QUEUE)

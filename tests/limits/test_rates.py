@@ -155,6 +155,7 @@ async def test_message_credits_per_socket(redis_url: str) -> None:
         error = replies[-1]
         assert error["code"] == "rate_limited" and error["in_reply_to"] == "ping"
         assert error["limit"] == "messages" and 0 < error["retry_after_ms"] <= 500
+        assert server.app.state.limits.refusals["messages"] == 1
         await other.ping()  # credits are per socket
         await asyncio.sleep(error["retry_after_ms"] / 1000 + 0.05)
         await ws.ping()  # the socket stayed open and earns credits back
