@@ -6,6 +6,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
+from server import metrics
 from server.audit import AUDIT_BODY_BYTES, audit, audit_stored
 from server.auth import bearer_token
 from server.codec import check_fields, read_body, respond
@@ -58,6 +59,7 @@ async def get_game(request: Request) -> Response:
     return respond(request, snapshot)
 
 
+@metrics.measure_move("rest")
 async def post_move(request: Request) -> Response:
     player_id = player(request)
     body = check_fields(

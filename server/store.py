@@ -14,7 +14,9 @@ atomically:
   messages (msgpack), scored by the version they lead to, for resync
 * ``game:{id}:move_ids`` hash: client move id -> version it produced, so a
   move sent twice is applied once
-* ``player:{id}``        hash: created_at
+* ``player:{id}``        hash: created_at; expires after ``player_idle_ttl`` seconds
+  without a new game, or, once the player starts a ranked daily attempt, no sooner
+  than that game and its leaderboard (:data:`RANKED_PLAYER_TTL`)
 * ``daily:{game:date}:attempts`` hash: player id -> id of their ranked game
 
 Patches are published on the channel ``game:{id}`` from inside the move
@@ -30,6 +32,8 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.exceptions import NoScriptError
 
+from server.config import PLAYER_IDLE_TTL
+
 #: Patches kept per game for resync; an older gap gets a full snapshot.
 PATCH_HISTORY = 200
 #: A game nobody moves in for this long expires (seconds).
@@ -38,6 +42,8 @@ IDLE_TTL = 30 * 24 * 3600
 FINISHED_TTL = 7 * 24 * 3600
 #: A ranked daily game (and its leaderboard) is kept this long for audits.
 RANKED_TTL = 90 * 24 * 3600
+#: A player with a ranked attempt is kept as long as it (a day more: the day it is played).
+RANKED_PLAYER_TTL = RANKED_TTL + 24 * 3600
 
 
 def time_to_live(ranked: bool, finished: bool) -> int:
@@ -93,6 +99,10 @@ return {'ok', version}
 """
 
 
+def player_key(player_id: str) -> str:
+    return f"player:{{{player_id}}}"
+
+
 def game_key(game_id: str) -> str:
     return f"game:{{{game_id}}}"
 
@@ -143,15 +153,26 @@ class MoveResult:
 class Store:
     """The game server's use of Redis; one per process."""
 
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: Redis, player_idle_ttl: int = PLAYER_IDLE_TTL) -> None:
         self.redis: Any = redis  # redis-py's stubs type replies loosely
+        self.player_idle_ttl = player_idle_ttl
         self._move_sha = hashlib.sha1(MOVE_SCRIPT.encode()).hexdigest()
 
     async def ping(self) -> bool:
         return bool(await self.redis.ping())
 
     async def add_player(self, player_id: str, now_ms: int) -> None:
-        await self.redis.hset(f"player:{{{player_id}}}", mapping={"created_at": now_ms})
+        key = player_key(player_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(key, mapping={"created_at": now_ms})
+            pipe.expire(key, self.player_idle_ttl)
+            await pipe.execute()
+
+    async def touch_player(self, player_id: str, ranked: bool = False) -> None:
+        """Keep the player's record at least ``player_idle_ttl`` seconds more, or as long
+        as a ranked attempt (never shortened)."""
+        ttl = max(self.player_idle_ttl, RANKED_PLAYER_TTL if ranked else 0)
+        await self.redis.expire(player_key(player_id), ttl, gt=True)
 
     async def create_game(self, stored: StoredGame) -> None:
         key = game_key(stored.id)
@@ -160,6 +181,9 @@ class Store:
             pipe.hset(key, mapping=fields)
             pipe.expire(key, time_to_live(stored.ranked, finished=False))
             await pipe.execute()
+        # A new game is activity; a ranked one keeps its player as long as itself.
+        # (Another slot than the game's: not in the game's transaction.)
+        await self.touch_player(stored.owner, ranked=stored.ranked)
 
     async def load(self, game_id: str) -> StoredGame | None:
         return self._stored(game_id, await self.redis.hmget(game_key(game_id), GAME_FIELDS))
