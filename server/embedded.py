@@ -125,7 +125,8 @@ class EmbeddedValkey:
             raise
         finally:
             client.close()
-        log.info("embedded Valkey (pid %d) serves %s", self.process.pid, self.data_dir)
+        pid = self.process.pid
+        log.info("embedded Valkey (pid %d) serves %s", pid, self.data_dir, extra={"valkey_pid": pid})
         return self.url
 
     def _take_lock(self) -> None:

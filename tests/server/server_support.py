@@ -42,7 +42,7 @@ WAIT = 5.0
 #: What the transport accepts (as ``python -m server`` runs it).
 WS_TRANSPORT_LIMIT = 1024 * 1024
 #: Environment variables the server reads; removed from child processes' environments.
-SERVER_ENV = ("HOST", "PORT", "REDIS_URL", "SERVER_SECRET", "WORKERS", "LOG_LEVEL")
+SERVER_ENV = tuple(Settings().to_environment()) + ("PROMETHEUS_MULTIPROC_DIR",)
 
 CARD_RE = re.compile(r"(A|[2-9]|10|J|Q|K)[CDHS]")
 PILE_RE = re.compile(r"(foundation|tableau)\[(\d+)\]")
