@@ -126,7 +126,9 @@ class EmbeddedValkey:
         finally:
             client.close()
         pid = self.process.pid
-        log.info("embedded Valkey (pid %d) serves %s", pid, self.data_dir, extra={"valkey_pid": pid})
+        log.info(
+            "embedded Valkey (pid %d) serves %s", pid, self.data_dir, extra={"valkey_pid": pid}
+        )
         return self.url
 
     def _take_lock(self) -> None:

@@ -16,7 +16,6 @@ from ops_support import ServerProcess, alive, started, valkey_pid, wait_gone
 from websockets.asyncio.client import connect
 
 
-
 async def play_one_move(base_url: str) -> tuple[str, str, dict]:
     """A new player, a new game and one move: (token, game id, the game after it)."""
     async with httpx.AsyncClient(base_url=base_url, timeout=10) as http:
