@@ -25,7 +25,7 @@ REQUEST_ID_HEADER = "x-request-id"
 #: A client's request id is kept only if it looks like one (no log injection).
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 #: Bearer tokens (``server.auth``) and Authorization header values.
-TOKEN = re.compile(r"v1\.[A-Za-z0-9_-]+\.\d+\.[A-Za-z0-9_-]+|(?i:bearer)\s+\S+")
+TOKEN = re.compile(r"v1\.[A-Za-z0-9_-]+\.\d+\.[A-Za-z0-9_-]+|(?i:bearer)\s+[A-Za-z0-9._~+/=-]+")
 SCRUBBED = "[scrubbed]"
 
 request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)
@@ -63,7 +63,7 @@ class JsonFormatter(logging.Formatter):
             "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z",
             "level": record.levelname.lower(),
             "logger": record.name,
-            "message": record.getMessage(),
+            "message": scrub(record.getMessage()),
         }
         for name in ("request_id", "connection_id"):
             value = getattr(record, name, None)
@@ -71,10 +71,10 @@ class JsonFormatter(logging.Formatter):
                 entry[name] = value
         for name, value in vars(record).items():
             if name not in STANDARD and not name.startswith("_"):
-                entry[name] = value if isinstance(value, int | float | bool) else str(value)
+                entry[name] = value if isinstance(value, int | float | bool) else scrub(str(value))
         if record.exc_info:
-            entry["exception"] = self.formatException(record.exc_info)
-        return scrub(json.dumps(entry, ensure_ascii=False, default=str))
+            entry["exception"] = scrub(self.formatException(record.exc_info))
+        return json.dumps(entry, ensure_ascii=False)
 
 
 JsonFormatter.converter = time.gmtime
