@@ -21,7 +21,6 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from server.config import Settings
 
-
 DEFAULT_MAX_HEAD = 64 * 1024
 HEAD_TOO_LARGE = (
     b"HTTP/1.1 431 Request Header Fields Too Large\r\n"

@@ -73,11 +73,7 @@ async def test_metrics_count_every_workers_moves_connections_and_redis(tmp_path:
                     headers=headers,
                 )
                 assert moved.status_code == 200, moved.text
-                legal = (
-                    moved.json()["legal_moves"]
-                    if "legal_moves" in moved.json()
-                    else (moved.json()["snapshot"]["legal_moves"])
-                )
+                legal = moved.json()["snapshot"]["legal_moves"]
                 await recv(watcher, "patch")
             # ... and one stale.
             stale = await http.post(
