@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from pathlib import Path
 
 import httpx
@@ -14,7 +15,7 @@ from ops_support import started
 from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import connect
 
-from server import metrics
+from server import daily, metrics
 from server.logs import JsonFormatter, request_id
 
 
@@ -102,6 +103,13 @@ async def test_metrics_count_every_workers_moves_connections_and_redis(tmp_path:
         found = samples((await http.get("/metrics")).text)
         assert value(found, "solitaire_websocket_connections") == 0
 
+        # An open day's ranked game: its seed must never be logged.
+        started_daily = await http.post("/v1/daily/balcony", headers=headers)
+        assert started_daily.status_code == 200, started_daily.text
+        date = daily.today(int(time.time() * 1000))
+        secret = (tmp_path / "secret").read_text().strip().encode()
+        seed = daily.daily_seed(secret, "balcony", date)
+
         # The logs: JSON lines with ids, and no token anywhere.
         answer = await http.get("/v1/games", headers={"X-Request-Id": "req-42"})
         assert answer.headers["x-request-id"] == "req-42"
@@ -114,6 +122,7 @@ async def test_metrics_count_every_workers_moves_connections_and_redis(tmp_path:
     assert any(r.get("request_id") == odd.headers["x-request-id"] for r in records)
     assert any("connection_id" in r and r["message"] == "websocket closed" for r in records)
     assert player["token"] not in server.output
+    assert seed not in server.output
     assert player["token"].rsplit(".", 1)[1] not in server.output
 
 
