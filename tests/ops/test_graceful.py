@@ -10,6 +10,7 @@ import signal
 import msgpack
 import pytest
 from ops_support import ServerProcess, started
+from redis.asyncio import Redis
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
@@ -37,6 +38,49 @@ async def test_sigterm_closes_websockets_with_1012(redis_url: str, workers: str)
                     await asyncio.wait_for(ws.recv(), 10)
             assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012
         assert await stopping == 0
+
+
+async def test_a_move_in_flight_at_sigterm_is_finished_before_the_exit(redis_url: str) -> None:
+    async with started("--redis-url", redis_url, "--secret", SECRET) as server:
+        async with Client(server.base_url) as client:
+            await client.create_player()
+            game = await client.new_game("balcony")
+            token = client.token
+        redis = Redis.from_url(redis_url)
+        try:
+            async with connect(server.ws_url) as ws:
+                await ws.send(msgpack.packb({"type": "auth", "token": token}))
+                assert msgpack.unpackb(await asyncio.wait_for(ws.recv(), 10))["type"] == (
+                    "authenticated"
+                )
+                # Hold every script (the move's compare-and-set) for 1.5 s: the move is
+                # in flight when the server gets SIGTERM.
+                await redis.execute_command("CLIENT", "PAUSE", "1500", "WRITE")
+                move = {
+                    "type": "move",
+                    "game_id": game["id"],
+                    "move": game["legal_moves"][0],
+                    "version": 0,
+                    "move_id": "in-flight",
+                }
+                await ws.send(msgpack.packb(move))
+                await asyncio.sleep(0.3)
+                loop = asyncio.get_running_loop()
+                signalled = loop.time()
+                stopping = asyncio.create_task(server.stop(signal.SIGTERM))
+                with pytest.raises(ConnectionClosed) as closed:
+                    while True:
+                        await asyncio.wait_for(ws.recv(), 10)
+                assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012
+                assert loop.time() - signalled < 1.0  # closed at once, not after the move
+            assert await stopping == 0
+            # The server waited for the move and stored it before exiting.
+            assert loop.time() - signalled > 1.0
+            key = f"game:{{{game['id']}}}"
+            assert int(await redis.hget(key, "version")) == 1
+            assert int(await redis.hget(f"{key}:move_ids", "in-flight")) == 1
+        finally:
+            await redis.aclose()
 
 
 async def test_the_sdk_reconnects_to_a_restarted_server_and_loses_no_move(
