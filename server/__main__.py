@@ -87,7 +87,10 @@ def serve(settings: Settings) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    settings = Settings.from_arguments(argv)
+    try:
+        settings = Settings.from_arguments(argv)
+    except ValueError as error:  # a bad value in the environment or a flag
+        sys.exit(f"python -m server: {error}")
     logging.config.dictConfig(logging_config(settings.effective_log_format, settings.log_level))
     signal.signal(signal.SIGTERM, exit_on_sigterm)
     with metrics_directory():

@@ -140,8 +140,20 @@ async def test_a_second_server_on_the_same_data_dir_is_refused(tmp_path: Path) -
         assert second.process is not None and second.process.returncode == 1
 
 
-async def test_a_killed_server_leaves_no_valkey(tmp_path: Path) -> None:
+async def test_a_killed_server_leaves_no_valkey_and_restarts_on_its_data(tmp_path: Path) -> None:
     async with started("--data-dir", str(tmp_path), "--log-format", "json") as server:
+        token, game_id, after = await play_one_move(server.base_url)
         valkey = valkey_pid(server)
         await server.kill()  # SIGKILL: no finally block runs
         assert await wait_gone(valkey), "Valkey outlived a killed server"
+    # The socket file and the lock are left behind: a new run starts anyway.
+    async with (
+        started("--data-dir", str(tmp_path)) as server,
+        httpx.AsyncClient(base_url=server.base_url, timeout=10) as http,
+    ):
+        response = await http.get(
+            f"/v1/games/{game_id}", headers={"Authorization": f"Bearer {token}"}
+        )
+        assert response.status_code == 200, response.text
+        assert response.json()["view"] == after["view"]
+        await server.stop()
