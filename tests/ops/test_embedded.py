@@ -80,12 +80,13 @@ async def test_a_restart_keeps_games_tokens_and_the_secret(tmp_path: Path) -> No
 
 
 async def test_the_secret_flag_overrides_the_secret_file(tmp_path: Path) -> None:
-    async with started("--data-dir", str(tmp_path), "--secret", "given") as server:
+    given = "a-given-secret-of-at-least-32-bytes"
+    async with started("--data-dir", str(tmp_path), "--secret", given) as server:
         async with httpx.AsyncClient(base_url=server.base_url, timeout=10) as http:
             token = (await http.post("/v1/players")).json()["token"]
         await server.stop()
     assert not (tmp_path / "secret").exists()
-    # The token was signed with "given": a run on the file's secret refuses it.
+    # The token was signed with the given secret: a run on the file's secret refuses it.
     async with started("--data-dir", str(tmp_path)) as server:
         async with httpx.AsyncClient(base_url=server.base_url, timeout=10) as http:
             response = await http.post(

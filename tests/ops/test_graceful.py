@@ -17,7 +17,7 @@ from websockets.exceptions import ConnectionClosed
 from clients.python import Client, Connection
 from server.testing import free_port
 
-SECRET = "graceful"
+SECRET = "graceful-restart-test-secret-0123456789"
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])

@@ -109,6 +109,8 @@ async def test_metrics_count_every_workers_moves_connections_and_redis(tmp_path:
         date = daily.today(int(time.time() * 1000))
         secret = (tmp_path / "secret").read_text().strip().encode()
         seed = daily.daily_seed(secret, "balcony", date)
+        published = (await http.get(f"/v1/daily/balcony/{date}")).json()["commitment"]
+        assert daily.commitment("balcony", date, seed) == published  # the real seed
 
         # The logs: JSON lines with ids, and no token anywhere.
         answer = await http.get("/v1/games", headers={"X-Request-Id": "req-42"})

@@ -46,7 +46,7 @@ async def next_message(ws, kind: str) -> dict:  # type: ignore[no-untyped-def]
 
 
 async def test_game_flows_across_two_instances_on_valkey(valkey: RedisProcess) -> None:
-    settings = Settings(redis_url=valkey.url, secret="valkey")
+    settings = Settings(redis_url=valkey.url, secret="valkey-flows-test-secret-0123456789")
     async with (
         serve_app(create_app(settings)) as port_a,
         serve_app(create_app(settings)) as port_b,
@@ -97,7 +97,7 @@ async def test_game_flows_across_two_instances_on_valkey(valkey: RedisProcess) -
 async def test_the_move_script_and_persistence_on_valkey(valkey: RedisProcess) -> None:
     redis = Redis.from_url(valkey.url)
     try:
-        service = GameService(Store(redis), b"secret")
+        service = GameService(Store(redis), b"valkey-flows-test-secret-0123456789")
         player = (await service.create_player())["player_id"]
         game = await service.create_game(player, "balcony", "abc")
         await redis.script_flush()  # the store reloads the script it lost
