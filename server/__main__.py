@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> None:
         valkey = EmbeddedValkey(data_dir)
         try:
             url = valkey.start()
-        except RuntimeError as error:
+        except (RuntimeError, OSError) as error:  # e.g. a data directory we may not write
             log.error("the embedded store did not start: %s", error)
             sys.exit(1)
         try:

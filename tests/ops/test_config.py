@@ -75,3 +75,19 @@ def test_a_bad_value_stops_the_server_with_a_message(name: str, value: str) -> N
     assert result.returncode != 0
     assert "python -m server: " in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_an_unusable_data_dir_stops_the_server_with_a_message(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    not_a_directory = tmp_path / "file"
+    not_a_directory.write_text("")
+    result = subprocess.run(
+        [sys.executable, "-m", "server", "--data-dir", str(not_a_directory / "data")],
+        cwd=ROOT,
+        env={"PATH": "/usr/bin:/bin", "LOG_FORMAT": "text"},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode == 1
+    assert "the embedded store did not start" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
