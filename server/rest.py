@@ -8,6 +8,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from server import metrics
 from server.audit import AUDIT_BODY_BYTES, audit, audit_stored
 from server.auth import bearer_token
 from server.codec import check_fields, decode_body, read_body, read_raw, respond
@@ -63,6 +64,7 @@ async def get_game(request: Request) -> Response:
     return respond(request, snapshot)
 
 
+@metrics.measure_move("rest")
 async def post_move(request: Request) -> Response:
     player_id = player(request)
     body = check_fields(

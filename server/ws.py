@@ -12,6 +12,7 @@ from typing import Any
 from redis.exceptions import RedisError
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from server import metrics
 from server.codec import check_fields, pack, unpack
 from server.errors import ApiError
 from server.hub import Hub, Patch
@@ -219,6 +220,7 @@ class Connection:
             await self.hub.remove(game_id, self.on_patch)
         self.send({"type": "unsubscribed", "game_id": game_id})
 
+    @metrics.measure_move("websocket")
     async def on_move(self, message: dict[str, Any]) -> None:
         check_fields(message, MOVE_FIELDS, {"client_time": int})
         if self.player_id is None:
