@@ -84,6 +84,13 @@ class Model:
     def score(self, state: State) -> int:
         return sum(len(state[slot]) for slot in self.foundations)
 
+    #: Whether :func:`server.solver.search.solve` searches best-first (else depth-first).
+    best_first = False
+
+    def value(self, state: State, score: int) -> float:
+        """How promising a position looks to best-first search (higher first)."""
+        return score
+
     def moves(self, state: State) -> list[int]:
         """The moves to try from ``state``, best first; ``[m]`` alone when ``m`` is safe
         (playing it cannot turn a winnable position into a lost one)."""
@@ -151,10 +158,11 @@ class BaseRankModel(Model):
                 empty_tableau = slot
         base = self.base_faces
         to_foundation: list[int] = []
-        to_tableau: list[int] = []
+        from_reserve: list[int] = []
+        from_waste: list[int] = []
+        between: list[int] = []
         to_empty: list[int] = []
         reserve = state[self.reserve]
-        sources: list[int] = []
         if reserve:
             card = reserve[-1]
             source = self.reserve << 6
@@ -164,12 +172,22 @@ class BaseRankModel(Model):
                 to_foundation.append(source | empty_foundation)
             if self.reserve_builds:
                 for slot in builds.get(card, ()):
-                    to_tableau.append(source | slot)
+                    from_reserve.append(source | slot)
             if empty_tableau >= 0:
-                to_empty.insert(0, source | empty_tableau)
-        sources.extend(tableau)
-        sources.append(self.waste)
-        for slot in sources:
+                from_reserve.append(source | empty_tableau)
+        waste = state[self.waste]
+        if waste:
+            card = waste[-1]
+            source = self.waste << 6
+            for target in takes.get(card, ()):
+                to_foundation.append(source | target)
+            if empty_foundation >= 0 and card in base:
+                to_foundation.append(source | empty_foundation)
+            for target in builds.get(card, ()):
+                from_waste.append(source | target)
+            if empty_tableau >= 0:
+                from_waste.append(source | empty_tableau)
+        for slot in tableau:
             pile = state[slot]
             if not pile:
                 continue
@@ -181,12 +199,12 @@ class BaseRankModel(Model):
                 to_foundation.append(source | empty_foundation)
             for target in builds.get(card, ()):
                 if target != slot:
-                    to_tableau.append(source | target)
+                    between.append(source | target)
             # A lone card moved to another empty pile gives the same position.
-            if empty_tableau >= 0 and (len(pile) > 1 or slot == self.waste):
+            if empty_tableau >= 0 and len(pile) > 1:
                 to_empty.append(source | empty_tableau)
         back: list[int] = []
-        for slot in range(nf):
+        for slot in range(self.nf):
             pile = state[slot]
             if pile:
                 card = pile[-1]
@@ -195,7 +213,7 @@ class BaseRankModel(Model):
                     back.append(source | target)
                 if empty_tableau >= 0:
                     back.append(source | empty_tableau)
-        moves = to_foundation + to_tableau + to_empty
+        moves = to_foundation + from_waste + between + from_reserve + to_empty
         if state[self.stock]:
             moves.append(DEAL)
         return moves + back
@@ -227,7 +245,11 @@ class BaseRankModel(Model):
 
 
 class BalconyModel(BaseRankModel):
-    pass
+
+    def value(self, state: State, score: int) -> float:
+        return 10 * score - 3 * len(state[self.reserve]) + sum(
+            1 for slot in self.tableau if not state[slot]
+        )
 
 
 class EmpressModel(BaseRankModel):
@@ -333,12 +355,14 @@ class ColoradoModel(Model):
         # piles with the same cards give the same position, so one of them is tried.
         seen: set[tuple[int, ...]] = set()
         ranked = []
+        need = self._distance(state, card)
         for slot in self.tableau:
             pile = state[slot]
             if pile in seen:
                 continue
             seen.add(pile)
-            ranked.append((-self._distance(state, pile[-1]) if pile else -100, slot))
+            covered = self._distance(state, pile[-1])
+            ranked.append(((0, covered) if covered > need else (1, -covered), slot))
         ranked.sort()
         moves.extend(source | slot for _, slot in ranked)
         return moves
@@ -456,6 +480,21 @@ class GloucestershireModel(Model):
 # -- Matrimony ----------------------------------------------------------------------------
 
 _PAIRS = ((2, 3), (4, 5), (6, 7))
+#: The other foundation that takes the same faces (the two diamond piles, and each pair).
+_PARTNER = (1, 0, 3, 2, 5, 4, 7, 6)
+
+
+def _positions(slot: int) -> dict[int, int]:
+    """Where each face of its suit lies in foundation ``slot`` (0 = its first card)."""
+    step = _UP_SUIT_WRAP if slot == 0 else _DOWN_SUIT_WRAP
+    face, positions = FIRST_CARDS[slot], {}
+    for position in range(13):
+        positions[face] = position
+        face = step[face][0]
+    return positions
+
+
+_POSITION = tuple(_positions(slot) for slot in range(8))
 
 
 class MatrimonyModel(Model):
@@ -466,7 +505,15 @@ class MatrimonyModel(Model):
     Interchangeable piles: the two J♥ foundations, the two 10♠ and the two 10♣ (same first
     card, same direction).  A foundation is its length (its cards follow from its first
     card).  The tableau piles are not interchangeable (deals and redeals go by index).
-    No safe moves: taking a card off a pile changes the packets that redeals lay out.
+    Safe move: a tableau top card ``c`` to the foundation ``F`` that wants it, when the
+    other foundation of its suit already holds ``c``'s face (so ``c`` can only ever go to
+    ``F``, which takes nothing else until then), the stock is empty and no redeal left
+    will pick up ``c``'s pile (redeals pick up ``tableau[redeals_left - 1]`` down to
+    ``tableau[0]``).  A winning line from before the move still works after it with its
+    own move of ``c`` left out: the cards that redeals lay on ``c`` land on the card below
+    it instead, and as the pile is never picked up, no packet changes.  Earlier, taking a
+    card off a pile changes the packets that later redeals lay out, so every choice
+    branches.
     """
 
     def __init__(self, game: Game) -> None:
@@ -494,13 +541,20 @@ class MatrimonyModel(Model):
             if wants[first] == wants[second]:
                 wants[second] = -1
         moves: list[int] = []
+        # Piles no redeal will pick up again (none while the stock lasts).
+        settled = self.first_tableau + (16 if state[self.stock] else state[self.redeals][0])
         for slot in self.tableau:
             pile = state[slot]
             if pile:
                 card = pile[-1]
                 for target in range(8):
                     if wants[target] == card:
-                        moves.append(slot << 6 | target)
+                        move = slot << 6 | target
+                        if slot >= settled:
+                            partner = _PARTNER[target]
+                            if len(state[partner]) > _POSITION[partner][card]:
+                                return [move]
+                        moves.append(move)
         if state[self.stock]:
             moves.append(DEAL)
         elif state[self.redeals][0]:
