@@ -1,0 +1,290 @@
+"""The ``clairvoyance`` fair-play signal: did the player play as if they knew the stock order?
+
+Only a game whose seed is known can be checked (the real stock order comes from the
+seed), and only a game with a face-down stock has anything to be clairvoyant about
+(Gloucestershire has none: the signal never fires there).
+
+The replay is walked move by move.  At each **position with a choice** (at least two legal
+moves; the move played is not ``resign``), up to :data:`MAX_POSITIONS` of them:
+
+1. the perfect-information solver, which knows the real stock order, searches the position
+   (:data:`SOLVE_NODES` positions at most); unless it proves the position **won**, there
+   is no clairvoyant line to follow and the position is passed over;
+2. the fair mode advises a move from the player's view alone (:data:`ADVICE_SAMPLES`
+   sampled stock orders of :data:`ADVICE_NODES` positions each; the samples drawn by a
+   :class:`random.Random` seeded from the game id and the version, so the audit is
+   reproducible);
+3. if the fair move is the solver's first move, or the solver does not **prove** the
+   position after the fair move lost, knowing the stock does not change the best move
+   here.  Otherwise it is a **decision point**: the move a well-informed fair player
+   would make loses this deal, and only someone who knows the stock can tell.
+
+At a decision point the player's move is counted as agreeing with the ``clairvoyant``
+mode when it keeps the deal won (it is the solver's first move, or the solver finds a win
+after it), with the ``fair`` mode when it is the fair move, else ``neither`` (another
+losing move, or one the solver could not decide).
+
+**Score.** A fair player picks a winning move at a decision point only by luck or skill
+beyond the fair mode's; :data:`FAIR_BASELINE` is a generous bound on how often (measured
+far lower for a fair bot: ``BENCHMARKS.md``).  With ``k`` clairvoyant agreements at ``n``
+decision points, the score is ``-log10 P(X >= k)`` for ``X ~ Binomial(n, FAIR_BASELINE)``:
+how surprising so many winning choices are for a fair player.  The signal fires when the
+score reaches :data:`SCORE_THRESHOLD` (at :data:`MIN_POINTS` decision points at least).
+
+**Cost** is bounded in positions searched, not in time, so the result does not depend on
+the machine: at most ``MAX_POSITIONS`` positions, each at most ``2 * SOLVE_NODES +
+ADVICE_SAMPLES * ADVICE_NODES`` (plus ``SOLVE_NODES`` at a decision point), and
+:data:`MAX_NODES` over the whole game.  The signal is not in the default
+:data:`~server.audit.core.EXPORT_SIGNALS`: it runs in the leaderboard audit and when asked
+(``python -m server.audit --clairvoyance``), see ``protocol/AUDIT.md``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from server.audit.core import Signal
+from server.rules import GAMES, PLAYING, RESIGN, Game, IllegalMove, Move, new_game
+from server.solver import Budget, game_from_view, solve
+from server.solver.fair import hidden_cards
+
+#: Positions with a choice examined per game, at most.
+MAX_POSITIONS = 40
+#: Positions the perfect-information solver searches after each legal move.
+SOLVE_NODES = 1_000
+#: The fair mode's sampled stock orders per position, and positions searched after each
+#: legal move in each sample.
+FAIR_SAMPLES = 4
+FAIR_NODES = 250
+#: Positions searched over the whole game, at most (about half a minute on one core for
+#: the slowest game; a Balcony game needs a small fraction of it).
+MAX_NODES = 2_000_000
+#: The probability that a fair player picks a winning move at a decision point, bounded
+#: from above (the fair bot of ``benchmarks/clairvoyance.py`` measures lower).
+FAIR_BASELINE = 0.5
+#: The score (``-log10`` of the binomial tail) at which the signal fires...
+SCORE_THRESHOLD = 3.0
+#: ...given at least this many decision points.
+MIN_POINTS = 5
+#: Versions of decision points listed in the evidence, at most.
+MAX_EXAMPLES = 10
+
+CLAIRVOYANT, FAIR, NEITHER = "clairvoyant", "fair", "neither"
+
+
+@dataclass(frozen=True)
+class DecisionPoint:
+    """A position where knowing the stock changes the best move, and what was played.
+
+    ``version``: the version the player's move produced; ``played``, ``clairvoyant`` (the
+    solver's first winning move), ``fair`` (the fair mode's, which loses the deal) move
+    texts; ``agrees``: ``"clairvoyant"``, ``"fair"`` or ``"neither"``.
+    """
+
+    version: int
+    played: str
+    clairvoyant: str
+    fair: str
+    agrees: str
+
+
+@dataclass(frozen=True)
+class Examination:
+    """What the walk through one game found."""
+
+    points: list[DecisionPoint]
+    #: Positions with a choice examined.
+    positions: int
+    #: Positions searched (solver nodes; the fair mode's counted at its budget).
+    nodes: int
+
+    def count(self, agrees: str) -> int:
+        return sum(point.agrees == agrees for point in self.points)
+
+    @property
+    def informative(self) -> int:
+        """Decision points where the player agreed with one of the two modes."""
+        return self.count(CLAIRVOYANT) + self.count(FAIR)
+
+    @property
+    def fires(self) -> bool:
+        return self.informative >= MIN_POINTS and self.score >= SCORE_THRESHOLD
+
+    @property
+    def score(self) -> float:
+        clairvoyant = self.count(CLAIRVOYANT)
+        return clairvoyance_score(clairvoyant, clairvoyant + self.count(FAIR))
+
+
+def has_hidden_stock(name: str) -> bool:
+    """Whether a game of ``name`` has a face-down stock (only then can anyone be
+    clairvoyant)."""
+    return "stock" in GAMES[name].single_piles
+
+
+def binomial_tail(k: int, n: int, p: float) -> float:
+    """``P(X >= k)`` for ``X ~ Binomial(n, p)``."""
+    return min(1.0, sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1)))
+
+
+def clairvoyance_score(agreements: int, points: int) -> float:
+    """``-log10 P(X >= agreements)``, ``X ~ Binomial(points, FAIR_BASELINE)``; 0 for no
+    point."""
+    if points == 0:
+        return 0.0
+    return max(0.0, -math.log10(binomial_tail(agreements, points, FAIR_BASELINE)))
+
+
+def advice_rng(game_id: str, version: int) -> random.Random:
+    """The fair mode's sampler for the position before ``version``: a function of the
+    game id and the version only, so every audit of a game draws the same samples."""
+    digest = hashlib.sha256(f"clairvoyance\n{game_id}\n{version}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def examine(name: str, seed: str, game_id: str, moves: list[tuple[int, str]]) -> Examination:
+    """Walk the replay of ``moves`` (``(version, move text)`` in version order) from the deal
+    of ``seed`` and collect its decision points (see the module docstring).  Pure and
+    deterministic; stops at an illegal move (the integrity checks report it)."""
+    game = new_game(name, seed)
+    points: list[DecisionPoint] = []
+    positions = nodes = 0
+    if not has_hidden_stock(name):
+        return Examination(points, positions, nodes)
+    for version, text in moves:
+        if game.status != PLAYING or positions >= MAX_POSITIONS or nodes >= MAX_NODES:
+            break
+        try:
+            played = Move(text)
+        except ValueError:
+            break
+        if played == RESIGN:
+            break
+        legal = game.legal_moves()
+        if len(legal) >= 2 and played in legal:
+            positions += 1
+            point, cost = _decision(game, game_id, version, played, legal)
+            nodes += cost
+            if point is not None:
+                points.append(point)
+        try:
+            game.play(played)
+        except IllegalMove:
+            break
+    return Examination(points, positions, nodes)
+
+
+def clairvoyant_values(game: Game, legal: list[str], nodes: int = SOLVE_NODES) -> list[int]:
+    """For each legal move, the best score the perfect-information solver reaches after it
+    (the whole deck when it wins), with the real stock order."""
+    values = []
+    for move in legal:
+        after = game.copy()
+        after.play(move)
+        values.append(solve(after, Budget(nodes=nodes)).best_score)
+    return values
+
+
+def fair_values(
+    game: Game,
+    legal: list[str],
+    rng: random.Random,
+    samples: int = FAIR_SAMPLES,
+    nodes: int = FAIR_NODES,
+) -> list[float]:
+    """For each legal move, the mean best score the solver reaches after it over ``samples``
+    stock orders drawn with ``rng`` from the player's view alone (never the real stock)."""
+    view = game.view()
+    hidden = hidden_cards(game.name, view)
+    totals = [0.0] * len(legal)
+    for _ in range(samples):
+        stock = list(hidden)
+        rng.shuffle(stock)
+        sample = game_from_view(game.name, view, stock)
+        for index, move in enumerate(legal):
+            after = sample.copy()
+            after.play(move)
+            totals[index] += solve(after, Budget(nodes=nodes)).best_score
+    return [total / samples for total in totals]
+
+
+def _decision(
+    game: Game, game_id: str, version: int, played: str, legal: list[str]
+) -> tuple[DecisionPoint | None, int]:
+    """The decision point at ``game`` (None if it is not one) and its search budget."""
+    cost = len(legal) * (SOLVE_NODES + FAIR_SAMPLES * FAIR_NODES)
+    real = clairvoyant_values(game, legal)
+    fair = fair_values(game, legal, advice_rng(game_id, version))
+    best = max(real)
+    fair_move = max(range(len(legal)), key=lambda index: (fair[index], -index))
+    if real[fair_move] == best:
+        return None, cost
+    clairvoyant_move = real.index(best)
+    played_value = real[legal.index(played)]
+    if played_value == best:
+        agrees = CLAIRVOYANT
+    elif played == legal[fair_move]:
+        agrees = FAIR
+    else:
+        agrees = NEITHER
+    point = DecisionPoint(version, played, legal[clairvoyant_move], legal[fair_move], agrees)
+    return point, cost
+
+
+def clairvoyance(export: dict[str, Any], entries: list[dict[str, Any]]) -> Signal | None:
+    """The ``clairvoyance`` signal of a well-formed export (a :data:`SignalCheck`): None
+    without a seed, for a game without a hidden stock, or when the score stays under
+    :data:`SCORE_THRESHOLD`."""
+    seed, name = export["seed"], export["game"]
+    if seed is None or not has_hidden_stock(name):
+        return None
+    try:
+        found = examine(
+            name,
+            seed,
+            export["game_id"],
+            [(entry["version"], entry["move"]) for entry in entries],
+        )
+    except ValueError:  # a seed the RNG refuses: the integrity checks report it
+        return None
+    if not found.fires:
+        return None
+    return Signal(
+        "clairvoyance",
+        next(point.version for point in found.points if point.agrees == CLAIRVOYANT),
+        describe(found),
+        evidence(found),
+    )
+
+
+def evidence(found: Examination) -> dict[str, Any]:
+    """The signal's evidence (``protocol/AUDIT.md`` §5a)."""
+    clairvoyant = [point.version for point in found.points if point.agrees == CLAIRVOYANT]
+    fair = [point.version for point in found.points if point.agrees == FAIR]
+    return {
+        "positions_examined": found.positions,
+        "decision_points": len(found.points),
+        "clairvoyant_agreements": len(clairvoyant),
+        "fair_agreements": len(fair),
+        "neither": found.count(NEITHER),
+        "score": round(found.score, 3),
+        "threshold": SCORE_THRESHOLD,
+        "fair_baseline": FAIR_BASELINE,
+        "nodes": found.nodes,
+        "clairvoyant_versions": clairvoyant[:MAX_EXAMPLES],
+        "fair_versions": fair[:MAX_EXAMPLES],
+    }
+
+
+def describe(found: Examination) -> str:
+    n, k = len(found.points), found.count(CLAIRVOYANT)
+    return (
+        f"at {n} decision points (where the fair move loses this deal and only the stock "
+        f"order tells), the player chose a winning move {k} times and the fair move "
+        f"{found.count(FAIR)} times; a fair player wins {k} of {n} such choices with "
+        f"probability 10^-{found.score:.1f} (threshold 10^-{SCORE_THRESHOLD:g})"
+    )
