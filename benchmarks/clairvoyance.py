@@ -37,6 +37,7 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from protocol import chain
@@ -65,7 +66,7 @@ START_MS = 1_773_482_400_000  # 2026-03-14 10:00 UTC
 DAY = "2026-03-14"
 
 
-def fair_move(game: Game, legal: list[str], rng: random.Random) -> str:
+def fair_move(game: Game, legal: Sequence[str], rng: random.Random) -> str:
     """The fair bot's choice: the move the fair mode values best, with its own samples."""
     values = fair_values(game, legal, rng)
     return legal[
@@ -73,7 +74,7 @@ def fair_move(game: Game, legal: list[str], rng: random.Random) -> str:
     ]
 
 
-def clairvoyant_move(game: Game, legal: list[str]) -> str:
+def clairvoyant_move(game: Game, legal: Sequence[str]) -> str:
     """The clairvoyant bot's choice: the move after which the solver, knowing the stock,
     scores best."""
     values = clairvoyant_values(game, legal, BOT_SOLVE_NODES)
@@ -82,7 +83,7 @@ def clairvoyant_move(game: Game, legal: list[str]) -> str:
     ]
 
 
-def _progress(legal: list[str], index: int) -> tuple[bool, int]:
+def _progress(legal: Sequence[str], index: int) -> tuple[bool, int]:
     """Among equally valued moves a person prefers one to a foundation, then the first."""
     return legal[index].endswith("]") and ">foundation" in legal[index], -index
 
@@ -93,12 +94,13 @@ def play(name: str, seed: str, clairvoyant: bool, noise: float, rng: random.Rand
     seen = {game.state_hash()}
     moves: list[str] = []
     while game.status == PLAYING and len(moves) < MAX_MOVES:
-        legal = []
-        for move in game.legal_moves():
+        legal: list[str] = []
+        for option in game.legal_moves():
             after = game.copy()
-            after.play(move)
+            after.play(option)
             if after.state_hash() not in seen:  # a person does not go round in circles
-                legal.append(move)
+                legal.append(option)
+        move: str
         if not legal:
             move = RESIGN
         elif len(legal) == 1:

@@ -2,12 +2,14 @@
 
 * :func:`audit` (pure): a replay export, and optionally its leaderboard entry,
   to a :class:`Verdict`: its integrity (:class:`Finding` s) and its fair-play
-  :class:`Signal` s (:data:`EXPORT_SIGNALS`, one function per signal);
+  :class:`Signal` s (:data:`EXPORT_SIGNALS`, one function per signal;
+  :data:`WITH_CLAIRVOYANCE` adds the costly ``clairvoyance`` signal);
 * :func:`audit_stored` / :func:`audit_leaderboard`: the server's audits of a
   stored game by id, and of every entry of a daily leaderboard;
 * ``python -m server.audit``: the command line (:mod:`server.audit.cli`).
 """
 
+from server.audit.clairvoyance import WITH_CLAIRVOYANCE, clairvoyance
 from server.audit.core import (
     CHECKS,
     EXPORT_SIGNALS,
@@ -42,6 +44,7 @@ __all__ = [
     "SPEED_INTERVAL_MS",
     "SIGNALS",
     "SPEED_RUN",
+    "WITH_CLAIRVOYANCE",
     "BoardAudit",
     "Finding",
     "Signal",
@@ -50,6 +53,7 @@ __all__ = [
     "audit",
     "audit_leaderboard",
     "audit_stored",
+    "clairvoyance",
     "inhuman_regularity",
     "inhuman_speed",
 ]

@@ -44,10 +44,11 @@ from __future__ import annotations
 import hashlib
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from server.audit.core import Signal
+from server.audit.core import EXPORT_SIGNALS, Signal, SignalCheck
 from server.rules import GAMES, PLAYING, RESIGN, Game, IllegalMove, Move, new_game
 from server.solver import Budget, game_from_view, solve
 from server.solver.fair import hidden_cards
@@ -178,7 +179,7 @@ def examine(name: str, seed: str, game_id: str, moves: list[tuple[int, str]]) ->
     return Examination(points, positions, nodes)
 
 
-def clairvoyant_values(game: Game, legal: list[str], nodes: int = SOLVE_NODES) -> list[int]:
+def clairvoyant_values(game: Game, legal: Sequence[str], nodes: int = SOLVE_NODES) -> list[int]:
     """For each legal move, the best score the perfect-information solver reaches after it
     (the whole deck when it wins), with the real stock order."""
     values = []
@@ -191,7 +192,7 @@ def clairvoyant_values(game: Game, legal: list[str], nodes: int = SOLVE_NODES) -
 
 def fair_values(
     game: Game,
-    legal: list[str],
+    legal: Sequence[str],
     rng: random.Random,
     samples: int = FAIR_SAMPLES,
     nodes: int = FAIR_NODES,
@@ -213,7 +214,7 @@ def fair_values(
 
 
 def _decision(
-    game: Game, game_id: str, version: int, played: str, legal: list[str]
+    game: Game, game_id: str, version: int, played: str, legal: Sequence[str]
 ) -> tuple[DecisionPoint | None, int]:
     """The decision point at ``game`` (None if it is not one) and its search budget."""
     cost = len(legal) * (SOLVE_NODES + FAIR_SAMPLES * FAIR_NODES)
@@ -288,3 +289,7 @@ def describe(found: Examination) -> str:
         f"{found.count(FAIR)} times; a fair player wins {k} of {n} such choices with "
         f"probability 10^-{found.score:.1f} (threshold 10^-{SCORE_THRESHOLD:g})"
     )
+
+
+#: The default signals and this one: what the leaderboard audit and ``--clairvoyance`` run.
+WITH_CLAIRVOYANCE: tuple[SignalCheck, ...] = (*EXPORT_SIGNALS, clairvoyance)

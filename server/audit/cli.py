@@ -2,8 +2,8 @@
 
 ::
 
-    python -m server.audit FILE [--json]
-    python -m server.audit --game-id ID --redis-url URL [--secret S] [--json]
+    python -m server.audit FILE [--clairvoyance] [--json]
+    python -m server.audit --game-id ID --redis-url URL [--secret S] [--clairvoyance] [--json]
     python -m server.audit --leaderboard GAME DATE --redis-url URL [--secret S] [--json]
 
 ``FILE`` is a replay export (JSON, or msgpack when it is not JSON; ``-`` reads
@@ -12,7 +12,8 @@ integrity of anything audited is not established (``fail``, or ``chain_only``:
 no seed); 2 when every integrity passed but a fair-play signal fired; 3 on a
 usage, file or Redis error.  ``--redis-url`` defaults to ``$REDIS_URL``.  The secret is
 optional: a stored game keeps its seed; with it, a daily game's stored seed
-is also checked against that day's derivation.
+is also checked against that day's derivation.  ``--clairvoyance`` adds the
+``clairvoyance`` signal (seconds of CPU per game; the leaderboard audit always runs it).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ import msgpack
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from server.audit.core import Verdict, audit
+from server.audit.clairvoyance import WITH_CLAIRVOYANCE
+from server.audit.core import EXPORT_SIGNALS, Verdict, audit
 from server.audit.stored import BoardAudit, Progress, audit_leaderboard, audit_stored
 from server.daily import DATE_PATTERN
 from server.errors import ApiError
@@ -79,6 +81,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--secret",
         default=None,
         help="the server secret (optional): also check daily seeds against their derivation",
+    )
+    parser.add_argument(
+        "--clairvoyance",
+        action="store_true",
+        help="also look for the clairvoyance signal (needs the seed; seconds of CPU per game; "
+        "the leaderboard audit always does)",
     )
     parser.add_argument("--json", action="store_true", help="print the verdict(s) as JSON")
     args = parser.parse_args(argv)
@@ -195,7 +203,12 @@ async def _with_service(args: argparse.Namespace) -> int:
         check_seed = bool(args.secret)
         if args.game_id is not None:
             try:
-                verdict = await audit_stored(service, args.game_id, check_daily_seed=check_seed)
+                verdict = await audit_stored(
+                    service,
+                    args.game_id,
+                    check_daily_seed=check_seed,
+                    clairvoyance=args.clairvoyance,
+                )
             except ApiError as error:
                 raise UsageError(error.message) from None
             print(json.dumps(verdict.to_dict(), indent=2) if args.json else describe(verdict))
@@ -225,7 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         if args.file is not None:
-            verdict = audit(read_export(args.file))
+            signals = WITH_CLAIRVOYANCE if args.clairvoyance else EXPORT_SIGNALS
+            verdict = audit(read_export(args.file), signals=signals)
             print(json.dumps(verdict.to_dict(), indent=2) if args.json else describe(verdict))
             return exit_status([verdict])
         return asyncio.run(_with_service(args))

@@ -83,6 +83,10 @@ SIGNALS: dict[str, str] = {
     f"under {SPEED_INTERVAL_MS} ms",
     "inhuman_regularity": f"{REGULARITY_WINDOW} consecutive intervals between moves have a "
     f"coefficient of variation under {REGULARITY_MAX_CV}",
+    # Only when asked, and in the leaderboard audit (server.audit.clairvoyance):
+    "clairvoyance": "at the positions where knowing the stock order changes the best move, "
+    "the player chose the move that is best with the real stock order more often than a "
+    "fair player plausibly would",
     # Raised by the server's audit of a leaderboard (server.audit.scouting):
     "scouting_link": "other attempts at the same daily challenge were made from the same "
     "client address or install id (a scout may have dealt the deal out for this one)",

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from server import daily
-from server.audit.core import Finding, Verdict, audit
+from server.audit.clairvoyance import WITH_CLAIRVOYANCE
+from server.audit.core import EXPORT_SIGNALS, Finding, Verdict, audit
 from server.audit.scouting import DayAttempts
 from server.errors import ApiError
 from server.leaderboard import Entry, board_keys, player_of_member
@@ -37,19 +38,23 @@ async def audit_stored(
     *,
     entry: Entry | None = None,
     check_daily_seed: bool = True,
+    clairvoyance: bool = False,
 ) -> Verdict:
     """Audit the stored game ``game_id`` (``unknown_game`` if there is none).
 
     ``entry`` is the leaderboard entry to hold the game to; by default a daily
     game's own entry (looked up by game, day and owner).  ``check_daily_seed``
-    needs ``service.secret`` to be the server's real secret.
+    needs ``service.secret`` to be the server's real secret.  ``clairvoyance``
+    adds the ``clairvoyance`` signal (seconds of CPU: the operator's tools ask for
+    it, never a player's request, whose verdict would tell an open day's deal).
     """
     stored, export = await service.stored_replay(game_id, with_seed=True)
     if entry is None and stored.daily:
         entry = await service.leaderboards.entry(stored.game, stored.daily, stored.owner)
     entry_dict = None if entry is None else dataclasses.asdict(entry)
+    signals = WITH_CLAIRVOYANCE if clairvoyance else EXPORT_SIGNALS
     # The replay is CPU work: keep the event loop free for other requests meanwhile.
-    verdict = await asyncio.to_thread(audit, export, entry_dict)
+    verdict = await asyncio.to_thread(audit, export, entry_dict, signals)
     extra = verdict.findings.append
 
     if stored.version != len(export["moves"]) or stored.moves != len(export["moves"]):
@@ -139,13 +144,15 @@ async def audit_leaderboard(
     *,
     check_daily_seed: bool = True,
     progress: Progress | None = None,
+    clairvoyance: bool = True,
 ) -> list[BoardAudit]:
     """Audit the game of every member of the ``game`` board of ``date``, best first.
 
     Besides each game's audit, a member must have its entry, its sort key must
     encode that entry, and the entry's game must be that day's ranked game of
     that player; and a ``scouting_link`` signal lists the day's other attempts
-    sharing its game's client address or install id hash.
+    sharing its game's client address or install id hash.  Each ranked game is
+    also examined for ``clairvoyance`` unless that is turned off.
     """
     day = await DayAttempts.load(service, game, date)
     board, _ = board_keys(game, date)
@@ -163,7 +170,9 @@ async def audit_leaderboard(
                 Finding("leaderboard_mismatch", None, f"member {member!r} has no entry")
             )
         else:
-            verdict = await _audit_member(service, game, date, member, entry, check_daily_seed)
+            verdict = await _audit_member(
+                service, game, date, member, entry, check_daily_seed, clairvoyance
+            )
         result = BoardAudit(rank, player_id, entry, verdict)
         if entry is not None:
             attempt = await day.attempt(entry.game_id, player_id)
@@ -179,11 +188,21 @@ async def audit_leaderboard(
 
 
 async def _audit_member(
-    service: GameService, game: str, date: str, member: str, entry: Entry, check_daily_seed: bool
+    service: GameService,
+    game: str,
+    date: str,
+    member: str,
+    entry: Entry,
+    check_daily_seed: bool,
+    clairvoyance: bool,
 ) -> Verdict:
     try:
         verdict = await audit_stored(
-            service, entry.game_id, entry=entry, check_daily_seed=check_daily_seed
+            service,
+            entry.game_id,
+            entry=entry,
+            check_daily_seed=check_daily_seed,
+            clairvoyance=clairvoyance,
         )
     except ApiError as error:
         if error.code != "unknown_game":
