@@ -57,7 +57,7 @@ from server.rules import GAME_NAMES, PLAYING, RESIGN, Game, new_game
 #: The clairvoyant bot's search after each legal move (twice the audit's).
 BOT_SOLVE_NODES = 2_000
 #: A bot resigns after this many moves.
-MAX_MOVES = 150
+MAX_MOVES = 40
 #: Think times: log-normal with this median (ms) and sigma, at least MIN_THINK_MS.
 THINK_MEDIAN_MS = 2_500
 THINK_SIGMA = 0.6
@@ -88,12 +88,20 @@ def _progress(legal: Sequence[str], index: int) -> tuple[bool, int]:
     return legal[index].endswith("]") and ">foundation" in legal[index], -index
 
 
-def play(name: str, seed: str, clairvoyant: bool, noise: float, rng: random.Random) -> list[str]:
-    """The moves of one bot's game of ``name`` dealt from ``seed``."""
+def play(
+    name: str,
+    seed: str,
+    clairvoyant: bool,
+    noise: float,
+    rng: random.Random,
+    max_moves: int = MAX_MOVES,
+) -> list[str]:
+    """The moves of one bot's game of ``name`` dealt from ``seed``, resigned after
+    ``max_moves``."""
     game = new_game(name, seed)
     seen = {game.state_hash()}
     moves: list[str] = []
-    while game.status == PLAYING and len(moves) < MAX_MOVES:
+    while game.status == PLAYING and len(moves) < max_moves:
         legal: list[str] = []
         for option in game.legal_moves():
             after = game.copy()
@@ -216,7 +224,7 @@ def summary(kind: str, rows: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.clairvoyance", description=__doc__)
     parser.add_argument("--games", type=int, default=100, help="games per bot (default 100)")
-    parser.add_argument("--game", default="balcony", choices=GAME_NAMES)
+    parser.add_argument("--game", default="colorado", choices=GAME_NAMES)
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument(
         "--noise",
@@ -242,6 +250,12 @@ def main(argv: list[str] | None = None) -> int:
     with multiprocessing.Pool(args.jobs) as pool:
         for done, row in enumerate(pool.imap_unordered(run_one, tasks), 1):
             rows.append(row)
+            print(
+                f"  {row['kind']} {row['index']}: {row['moves']} moves, {row['points']} decision "
+                f"points, {row['clairvoyant']} clairvoyant, {row['fair']} fair, score "
+                f"{row['score']:.2f}, audit {row['seconds']:.1f} s",
+                flush=True,
+            )
             if done % 20 == 0 or done == len(tasks):
                 print(f"[{done}/{len(tasks)}] {time.monotonic() - started:.0f} s", flush=True)
     bad = [row for row in rows if row["integrity"] != "pass" or row["timing_signals"]]
