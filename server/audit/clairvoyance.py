@@ -5,38 +5,38 @@ seed), and only a game with a face-down stock has anything to be clairvoyant abo
 (Gloucestershire has none: the signal never fires there).
 
 The replay is walked move by move.  At each **position with a choice** (at least two legal
-moves; the move played is not ``resign``), up to :data:`MAX_POSITIONS` of them:
+moves; the move played is not ``resign``), up to :data:`MAX_POSITIONS` of them, every legal
+move is valued twice, by the best score the solver reaches after it:
 
-1. the perfect-information solver, which knows the real stock order, searches the position
-   (:data:`SOLVE_NODES` positions at most); unless it proves the position **won**, there
-   is no clairvoyant line to follow and the position is passed over;
-2. the fair mode advises a move from the player's view alone (:data:`ADVICE_SAMPLES`
-   sampled stock orders of :data:`ADVICE_NODES` positions each; the samples drawn by a
-   :class:`random.Random` seeded from the game id and the version, so the audit is
-   reproducible);
-3. if the fair move is the solver's first move, or the solver does not **prove** the
-   position after the fair move lost, knowing the stock does not change the best move
-   here.  Otherwise it is a **decision point**: the move a well-informed fair player
-   would make loses this deal, and only someone who knows the stock can tell.
+* **clairvoyant** (perfect information): the solver knows the real stock order
+  (:data:`SOLVE_NODES` positions searched after each move);
+* **fair**: the mean over :data:`FAIR_SAMPLES` stock orders drawn from the player's view
+  alone (:data:`FAIR_NODES` positions after each move in each), the stock orders drawn by a
+  :class:`random.Random` seeded from the game id and the version, so every audit of a game
+  draws the same ones.
 
-At a decision point the player's move is counted as agreeing with the ``clairvoyant``
-mode when it keeps the deal won (it is the solver's first move, or the solver finds a win
-after it), with the ``fair`` mode when it is the fair move, else ``neither`` (another
-losing move, or one the solver could not decide).
+The fair mode recommends its best-valued move (the first on a tie).  When that move is also
+among the clairvoyant mode's best, knowing the stock does not change the best move and the
+position tells nothing.  Otherwise it is a **decision point**, and the player's move agrees
+with the ``clairvoyant`` mode (it is among the best with the real stock), the ``fair`` mode
+(it is the fair recommendation) or ``neither``.
 
-**Score.** A fair player picks a winning move at a decision point only by luck or skill
-beyond the fair mode's; :data:`FAIR_BASELINE` is a generous bound on how often (measured
-far lower for a fair bot: ``BENCHMARKS.md``).  With ``k`` clairvoyant agreements at ``n``
-decision points, the score is ``-log10 P(X >= k)`` for ``X ~ Binomial(n, FAIR_BASELINE)``:
-how surprising so many winning choices are for a fair player.  The signal fires when the
-score reaches :data:`SCORE_THRESHOLD` (at :data:`MIN_POINTS` decision points at least).
+**Score.** Comparing the modes move by move (not the first moves of two searches' lines) is
+what lets a small budget see the stock: a search's first move is mostly its move ordering.
+At a decision point the fair recommendation is not among the clairvoyant best, so a fair
+player picks a clairvoyant-best move only by luck or by reasoning the fair mode misses;
+:data:`FAIR_BASELINE` bounds how often, generously (a fair bot does it about half as often:
+``BENCHMARKS.md``).  With ``k`` clairvoyant agreements at ``n`` decision points the score is
+``-log10 P(X >= k)`` for ``X ~ Binomial(n, FAIR_BASELINE)``: how surprising that many
+clairvoyant choices are for a fair player.  The signal fires at :data:`SCORE_THRESHOLD` and
+:data:`MIN_POINTS` decision points or more.
 
-**Cost** is bounded in positions searched, not in time, so the result does not depend on
-the machine: at most ``MAX_POSITIONS`` positions, each at most ``2 * SOLVE_NODES +
-ADVICE_SAMPLES * ADVICE_NODES`` (plus ``SOLVE_NODES`` at a decision point), and
-:data:`MAX_NODES` over the whole game.  The signal is not in the default
-:data:`~server.audit.core.EXPORT_SIGNALS`: it runs in the leaderboard audit and when asked
-(``python -m server.audit --clairvoyance``), see ``protocol/AUDIT.md``.
+**Cost** is bounded in positions searched, not in time, so the answer does not depend on
+the machine: at most ``MAX_POSITIONS`` positions, each ``legal moves * (SOLVE_NODES +
+FAIR_SAMPLES * FAIR_NODES)`` searched positions at most, and :data:`MAX_NODES` over the
+whole game.  The signal is not in :data:`~server.audit.core.EXPORT_SIGNALS`: the leaderboard
+audit and ``python -m server.audit --clairvoyance`` run it (:data:`WITH_CLAIRVOYANCE`), see
+``protocol/AUDIT.md``.
 """
 
 from __future__ import annotations
@@ -61,11 +61,11 @@ SOLVE_NODES = 1_000
 #: legal move in each sample.
 FAIR_SAMPLES = 4
 FAIR_NODES = 250
-#: Positions searched over the whole game, at most (about half a minute on one core for
-#: the slowest game; a Balcony game needs a small fraction of it).
+#: Positions searched over the whole game, at most (counting every search at its full
+#: budget): some 30 s of one core at the solver's speed.
 MAX_NODES = 2_000_000
-#: The probability that a fair player picks a winning move at a decision point, bounded
-#: from above (the fair bot of ``benchmarks/clairvoyance.py`` measures lower).
+#: The probability that a fair player picks a clairvoyant-best move at a decision point,
+#: bounded from above (the fair bot of ``benchmarks/clairvoyance.py`` measures lower).
 FAIR_BASELINE = 0.3
 #: The score (``-log10`` of the binomial tail) at which the signal fires...
 SCORE_THRESHOLD = 3.0
@@ -82,8 +82,8 @@ class DecisionPoint:
     """A position where knowing the stock changes the best move, and what was played.
 
     ``version``: the version the player's move produced; ``played``, ``clairvoyant`` (the
-    solver's first winning move), ``fair`` (the fair mode's, which loses the deal) move
-    texts; ``agrees``: ``"clairvoyant"``, ``"fair"`` or ``"neither"``.
+    first of the moves best with the real stock), ``fair`` (the fair recommendation, not
+    among those) move texts; ``agrees``: ``"clairvoyant"``, ``"fair"`` or ``"neither"``.
     """
 
     version: int
@@ -278,10 +278,11 @@ def evidence(found: Examination) -> dict[str, Any]:
 def describe(found: Examination) -> str:
     n, k = len(found.points), found.count(CLAIRVOYANT)
     return (
-        f"at {n} decision points (where the fair move loses this deal and only the stock "
-        f"order tells), the player chose a winning move {k} times and the fair move "
-        f"{found.count(FAIR)} times; a fair player wins {k} of {n} such choices with "
-        f"probability 10^-{found.score:.1f} (threshold 10^-{SCORE_THRESHOLD:g})"
+        f"at {n} decision points (where the move best with the real stock order is not the "
+        f"one the player's view suggests), the player chose a move best with the real stock "
+        f"{k} times and the fair recommendation {found.count(FAIR)} times; a fair player "
+        f"does that {k} times in {n} with probability 10^-{found.score:.1f} (threshold "
+        f"10^-{SCORE_THRESHOLD:g})"
     )
 
 
