@@ -175,9 +175,7 @@ def run_one(task: tuple[str, int, bool, float]) -> dict[str, Any]:
     export = export_of(name, seed, f"g_{kind}_{index}", moves, rng)
     verdict = audit(export, signals=EXPORT_SIGNALS)
     started = time.process_time()
-    found = examine(
-        name, seed, export["game_id"], [(e["version"], e["move"]) for e in export["moves"]]
-    )
+    found = examine(name, seed, [(e["version"], e["move"]) for e in export["moves"]])
     seconds = time.process_time() - started
     points = len(found.points)
     return {

@@ -12,8 +12,8 @@ move is valued twice, by the best score the solver reaches after it:
   (:data:`SOLVE_NODES` positions searched after each move);
 * **fair**: the mean over :data:`FAIR_SAMPLES` stock orders drawn from the player's view
   alone (:data:`FAIR_NODES` positions after each move in each), the stock orders drawn by a
-  :class:`random.Random` seeded from the game id and the version, so every audit of a game
-  draws the same ones.
+  :class:`random.Random` seeded from the deal's seed and the version, so every audit of a
+  game draws the same ones (:func:`advice_rng`).
 
 The fair mode recommends its best-valued move (the first on a tie).  When that move is also
 among the clairvoyant mode's best, knowing the stock does not change the best move and the
@@ -134,14 +134,16 @@ def clairvoyance_score(agreements: int, points: int) -> float:
     return max(0.0, -math.log10(binomial_tail(agreements, points, FAIR_BASELINE)))
 
 
-def advice_rng(game_id: str, version: int) -> random.Random:
+def advice_rng(seed: str, version: int) -> random.Random:
     """The fair mode's sampler for the position before ``version``: a function of the
-    game id and the version only, so every audit of a game draws the same samples."""
-    digest = hashlib.sha256(f"clairvoyance\n{game_id}\n{version}".encode()).digest()
+    deal's seed and the version only.  Every audit of a game draws the same samples, and
+    every attempt at one daily deal is measured with the same yardstick; nobody can know
+    the samples before the seed is revealed."""
+    digest = hashlib.sha256(f"clairvoyance\n{seed}\n{version}".encode()).digest()
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
-def examine(name: str, seed: str, game_id: str, moves: list[tuple[int, str]]) -> Examination:
+def examine(name: str, seed: str, moves: list[tuple[int, str]]) -> Examination:
     """Walk the replay of ``moves`` (``(version, move text)`` in version order) from the deal
     of ``seed`` and collect its decision points (see the module docstring).  Pure and
     deterministic; stops at an illegal move (the integrity checks report it)."""
@@ -162,7 +164,7 @@ def examine(name: str, seed: str, game_id: str, moves: list[tuple[int, str]]) ->
         legal = game.legal_moves()
         if len(legal) >= 2 and played in legal:
             positions += 1
-            point, cost = _decision(game, game_id, version, played, legal)
+            point, cost = _decision(game, version, played, legal)
             nodes += cost
             if point is not None:
                 points.append(point)
@@ -208,12 +210,12 @@ def fair_values(
 
 
 def _decision(
-    game: Game, game_id: str, version: int, played: str, legal: Sequence[str]
+    game: Game, version: int, played: str, legal: Sequence[str]
 ) -> tuple[DecisionPoint | None, int]:
     """The decision point at ``game`` (None if it is not one) and its search budget."""
     cost = len(legal) * (SOLVE_NODES + FAIR_SAMPLES * FAIR_NODES)
     real = clairvoyant_values(game, legal)
-    fair = fair_values(game, legal, advice_rng(game_id, version))
+    fair = fair_values(game, legal, advice_rng(game.seed, version))
     best = max(real)
     fair_move = max(range(len(legal)), key=lambda index: (fair[index], -index))
     if real[fair_move] == best:
@@ -241,7 +243,6 @@ def clairvoyance(export: dict[str, Any], entries: list[dict[str, Any]]) -> Signa
         found = examine(
             name,
             seed,
-            export["game_id"],
             [(entry["version"], entry["move"]) for entry in entries],
         )
     except ValueError:  # a seed the RNG refuses: the integrity checks report it
