@@ -57,7 +57,7 @@ from server.rules import GAME_NAMES, PLAYING, RESIGN, Game, new_game
 #: The clairvoyant bot's search after each legal move (twice the audit's).
 BOT_SOLVE_NODES = 2_000
 #: A bot resigns after this many moves.
-MAX_MOVES = 40
+MAX_MOVES = 24
 #: Think times: log-normal with this median (ms) and sigma, at least MIN_THINK_MS.
 THINK_MEDIAN_MS = 2_500
 THINK_SIGMA = 0.6
@@ -245,17 +245,23 @@ def main(argv: list[str] | None = None) -> int:
     )
     started = time.monotonic()
     rows = []
-    with multiprocessing.Pool(args.jobs) as pool:
-        for done, row in enumerate(pool.imap_unordered(run_one, tasks), 1):
-            rows.append(row)
-            print(
-                f"  {row['kind']} {row['index']}: {row['moves']} moves, {row['points']} decision "
-                f"points, {row['clairvoyant']} clairvoyant, {row['fair']} fair, score "
-                f"{row['score']:.2f}, audit {row['seconds']:.1f} s",
-                flush=True,
-            )
-            if done % 20 == 0 or done == len(tasks):
-                print(f"[{done}/{len(tasks)}] {time.monotonic() - started:.0f} s", flush=True)
+    try:
+        with multiprocessing.Pool(args.jobs) as pool:
+            for done, row in enumerate(pool.imap_unordered(run_one, tasks), 1):
+                rows.append(row)
+                print(
+                    f"  [{done}/{len(tasks)}] {row['kind']} {row['index']}: {row['moves']} "
+                    f"moves, {row['points']} decision points, {row['clairvoyant']} "
+                    f"clairvoyant, {row['fair']} fair, score {row['score']:.2f}, audit "
+                    f"{row['seconds']:.1f} s, {time.monotonic() - started:.0f} s",
+                    flush=True,
+                )
+    except KeyboardInterrupt:  # Ctrl-C: the figures of the games done so far
+        print(f"interrupted after {len(rows)} of {len(tasks)} games", flush=True)
+    if not any(row["kind"] == CLAIRVOYANT for row in rows) or not any(
+        row["kind"] == FAIR for row in rows
+    ):
+        return 1
     bad = [row for row in rows if row["integrity"] != "pass" or row["timing_signals"]]
     for row in bad:
         print(f"unexpected: {row}", file=sys.stderr)
