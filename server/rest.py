@@ -14,6 +14,7 @@ from server.codec import decode_body, read_body, read_raw, respond
 from server.errors import ApiError
 from server.limits import AuditPool
 from server.rules import GAME_NAMES, GAMES
+from server.rules.moves import ACTIONS, PILE_PATTERN
 from server.schema import INTEGER, check, query
 from server.service import MAX_CLIENT_TIME, MAX_INSTALL_ID, GameService
 
@@ -26,21 +27,20 @@ EMPTY_BODY: dict[str, Any] = {"type": "object", "additionalProperties": False}
 SEED: dict[str, Any] = {
     "type": ["string", "null"],
     "pattern": "^[A-Za-z0-9._:-]{1,128}$",
+    "x-error-code": "invalid_seed",
     "description": "RNG.md; absent or null: a random seed",
 }
-_PILE = r"((foundation|tableau)\[(0|[1-9][0-9]?)\]|reserve|stock|waste|bouquet)"
-#: A move's text (``DIFF.md``, ``server.rules.moves``): an action or ``<pile>><pile>``.
-MOVE_TEXT = rf"^(deal|redeal|resign| *{_PILE} *> *{_PILE} *)$"
-GAME_NAME: dict[str, Any] = {"type": "string", "enum": list(GAME_NAMES)}
+#: A move's text (``DIFF.md``): an action or ``<pile>><pile>``, in the engine's grammar
+#: (``server.rules.moves``; Python's ``\s`` is what its ``str.strip`` takes off).
+MOVE_TEXT = rf"^({'|'.join(ACTIONS)}|\s*({PILE_PATTERN})\s*>\s*({PILE_PATTERN})\s*)$"
+GAME_NAME: dict[str, Any] = {
+    "type": "string",
+    "enum": list(GAME_NAMES),
+    "x-error-code": "unknown_game_name",
+}
 #: A casual game (a seed or none), or the practice of a closed day: not both.
 CREATE_GAME_BODY: dict[str, Any] = {
     "anyOf": [
-        {
-            "type": "object",
-            "required": ["game"],
-            "additionalProperties": False,
-            "properties": {"game": GAME_NAME, "seed": SEED, "daily": {"type": "null"}},
-        },
         {
             "type": "object",
             "required": ["game", "daily"],
@@ -55,6 +55,12 @@ CREATE_GAME_BODY: dict[str, Any] = {
                 },
             },
         },
+        {
+            "type": "object",
+            "required": ["game"],
+            "additionalProperties": False,
+            "properties": {"game": GAME_NAME, "seed": SEED, "daily": {"type": "null"}},
+        },
     ]
 }
 MOVE_BODY: dict[str, Any] = {
@@ -66,7 +72,8 @@ MOVE_BODY: dict[str, Any] = {
             "type": "string",
             "pattern": MOVE_TEXT,
             "examples": ["tableau[3]>foundation[0]"],
-            "description": "DIFF.md; the log keeps it normalised (no spaces)",
+            "description": "DIFF.md; the log keeps it normalised (no spaces). Text that is "
+            "no move is 400 malformed_move with the game's version, once the game is found",
         },
         "version": {**INTEGER, "minimum": 0},
         "move_id": {
@@ -82,6 +89,13 @@ MOVE_BODY: dict[str, Any] = {
             "description": "Unix ms",
         },
     },
+}
+#: What the route checks before it finds the game: the move text is the engine's to
+#: refuse (``malformed_move`` with the game's version and reason_code, ERRORS.md) after
+#: the game is found and the caller may move in it; the rest as the schema says.
+MOVE_BODY_SHAPE: dict[str, Any] = {
+    **MOVE_BODY,
+    "properties": {**MOVE_BODY["properties"], "move": {"type": "string"}},
 }
 INSTALL_ID: dict[str, Any] = {
     "name": "X-Install-Id",
@@ -240,7 +254,7 @@ async def get_game(request: Request) -> Response:
 
 async def post_move(request: Request) -> Response:
     player_id = player(request)
-    body = check(await read_body(request), MOVE_BODY)
+    body = check(await read_body(request), MOVE_BODY_SHAPE)
     move_id = body.get("move_id")
     game_id = request.path_params["id"]
     service = service_of(request)

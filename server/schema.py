@@ -11,7 +11,9 @@ The rules beyond plain JSON Schema, stated in ``protocol/REST.md``:
 * a float with no fractional part is an integer (as JSON Schema 2020-12 says) and is
   handed on as an ``int``; ``true``/``false`` are never numbers;
 * ``pattern`` must be anchored (``^...$``) and matches the whole string (no trailing
-  newline slips past ``$``).
+  newline slips past ``$``);
+* ``x-error-code`` names the error of a value outside ``pattern`` or ``enum`` where it
+  is more telling than ``invalid_field`` (``invalid_seed``, ``unknown_game_name``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from typing import Any
 from server.codec import MAX_INT, MIN_INT
 from server.errors import ApiError
 
+#: The extension keyword naming the error code of a refused value.
+ERROR_CODE = "x-error-code"
 #: The keywords :func:`check` enforces, and the annotations it ignores.
 KEYWORDS = frozenset(
     {
@@ -44,6 +48,7 @@ KEYWORDS = frozenset(
         "items",
         "maxItems",
         "anyOf",
+        ERROR_CODE,
     }
 )
 ANNOTATIONS = frozenset({"description", "default", "examples", "title"})
@@ -80,14 +85,15 @@ def check(value: Any, schema: dict[str, Any]) -> Any:
     """``value`` if it is valid under ``schema`` (integral floats made ints where an
     integer is expected), else the typed error: ``malformed`` for a body that is not
     a map, ``missing_field``, ``unknown_field`` or ``invalid_field`` naming the field."""
-    if schema.get("type") == "object" and not isinstance(value, dict):
+    branches = schema.get("anyOf", [schema])
+    if not isinstance(value, dict) and all(b.get("type") == "object" for b in branches):
         raise ApiError("malformed", "a message is a map")
     return _check(value, schema, "")
 
 
-def _fail(path: str, message: str) -> ApiError:
+def _fail(path: str, message: str, code: str = "invalid_field") -> ApiError:
     name = path or "body"
-    return ApiError("invalid_field", f"field {name[:60]!r} {message}", field=name[:60])
+    return ApiError(code, f"field {name[:60]!r} {message}", field=name[:60])
 
 
 def _check(value: Any, schema: dict[str, Any], path: str) -> Any:
@@ -103,7 +109,8 @@ def _check(value: Any, schema: dict[str, Any], path: str) -> Any:
     if "const" in schema and value != schema["const"]:
         raise _fail(path, f"must be {schema['const']!r}")
     if "enum" in schema and value not in schema["enum"]:
-        raise _fail(path, "is not one of the allowed values")
+        code = schema.get(ERROR_CODE, "invalid_field")
+        raise _fail(path, "is not one of the allowed values", code)
     if isinstance(value, str):
         _check_string(value, schema, path)
     elif _is_number(value):
@@ -123,7 +130,8 @@ def _check_string(value: str, schema: dict[str, Any], path: str) -> None:
     if not schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", math.inf):
         raise _fail(path, "has the wrong length")
     if "pattern" in schema and not _whole(schema["pattern"]).fullmatch(value):
-        raise _fail(path, f"must match {schema['pattern']}")
+        code = schema.get(ERROR_CODE, "invalid_field")
+        raise _fail(path, f"must match {schema['pattern']}", code)
     if schema.get("format") == "date":
         try:
             datetime.date.fromisoformat(value)
@@ -141,9 +149,6 @@ def _check_object(value: dict[Any, Any], schema: dict[str, Any], path: str) -> d
         if name not in properties and extra is False:
             text = str(name)[:40]
             raise ApiError("unknown_field", f"unknown field {text!r}", field=prefix + text)
-    for name in schema.get("required", ()):
-        if name not in value:
-            raise ApiError("missing_field", f"missing field {name!r}", field=prefix + name)
     checked = {}
     for name, item in value.items():
         if name in properties:
@@ -151,19 +156,22 @@ def _check_object(value: dict[Any, Any], schema: dict[str, Any], path: str) -> d
         elif isinstance(extra, dict):
             item = _check(item, extra, prefix + str(name))
         checked[name] = item
+    for name in schema.get("required", ()):
+        if name not in value:
+            raise ApiError("missing_field", f"missing field {name!r}", field=prefix + name)
     return checked
 
 
 def _any_of(value: Any, branches: list[dict[str, Any]], path: str) -> Any:
-    """The first branch ``value`` is valid under; else the error of the branch whose
-    required fields it has (the one it most likely meant), or of the first."""
+    """The first branch ``value`` is valid under; else the error of the branch it most
+    likely meant: the one with the most of its fields (the first of equals)."""
     errors = []
     for branch in branches:
         try:
             return _check(value, branch, path)
         except ApiError as error:
-            meant = isinstance(value, dict) and set(branch.get("required", ())) <= set(value)
-            errors.append((not meant, error))
+            fields = set(value) if isinstance(value, dict) else set()
+            errors.append((-len(fields & set(branch.get("properties", ()))), error))
     raise min(errors, key=lambda pair: pair[0])[1]
 
 
