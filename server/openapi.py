@@ -179,7 +179,11 @@ SCHEMAS["LeaderboardEntry"] = {
         },
     },
 }
+# The request bodies, as the routes check them (server/rest.py).
 SCHEMAS["Replay"] = rest.REPLAY_EXPORT
+SCHEMAS["CreateGame"] = rest.CREATE_GAME_BODY
+SCHEMAS["Move"] = rest.MOVE_BODY
+SCHEMAS["AuditRequest"] = rest.AUDIT_BODY
 GAME_NAME = {"name": "game", "in": "path", "required": True, "schema": {"enum": list(GAME_NAMES)}}
 DATE = {
     "name": "date",
@@ -330,7 +334,7 @@ AUDIT_PATHS: dict[str, Any] = {
         "post": {
             "summary": "Audit a replay export, or a stored game by id (body up to 4 MiB; an "
             "open day's ranked game: its player only)",
-            "requestBody": _request(rest.AUDIT_BODY, "an export, or the id of a stored game"),
+            "requestBody": _request(_ref("AuditRequest"), "an export, or the id of a stored game"),
             "security": SECURED,
             "responses": {
                 "200": _body(_ref("Verdict"), "the verdict (passed or not)"),
@@ -400,7 +404,7 @@ def openapi_document() -> dict[str, Any]:
                     "summary": "Start a casual game (random seed unless given), or practise a "
                     "closed day's challenge (daily)",
                     "security": SECURED,
-                    "requestBody": _request(rest.CREATE_GAME_BODY, "the game to start"),
+                    "requestBody": _request(_ref("CreateGame"), "the game to start"),
                     "responses": {
                         "201": _body(_ref("Snapshot"), "the new game"),
                         **_errors(400, 401, 403, 404, 413, 415),
@@ -424,7 +428,7 @@ def openapi_document() -> dict[str, Any]:
                     "summary": "Play a move made against 'version'",
                     "parameters": [GAME_ID],
                     "security": SECURED,
-                    "requestBody": _request(rest.MOVE_BODY, "the move"),
+                    "requestBody": _request(_ref("Move"), "the move"),
                     "responses": {
                         "200": _body(
                             {
