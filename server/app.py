@@ -22,13 +22,14 @@ from starlette.routing import BaseRoute, Match, Mount, NoMatchFound, Route, WebS
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from server import rest
+from server import metrics, rest, web
 from server.codec import respond, wants_msgpack
 from server.config import Settings, WeakSecret
 from server.errors import ApiError
 from server.hub import Hub
 from server.keys import MIN_SECRET_BYTES
 from server.limits import AuditPool, Limiter, RateLimits, retry_after_header
+from server.logs import RequestIds
 from server.openapi import openapi_document
 from server.service import GameService
 from server.store import Store
@@ -37,13 +38,6 @@ from server.ws import websocket_endpoint
 log = logging.getLogger("server")
 
 SECRET_KEY = "server:secret"
-
-
-def embedded_redis() -> Redis:
-    """An in-process stand-in for Redis, for running with no Redis at all."""
-    import fakeredis
-
-    return fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer(version=(7, 0)))
 
 
 async def shared_secret(redis: Redis, configured: str) -> bytes:
@@ -191,6 +185,7 @@ ROUTES: list[Any] = [
     Route("/healthz", healthz, methods=["GET"]),
     Route("/readyz", readyz, methods=["GET"]),
     Route("/openapi.json", openapi, methods=["GET"]),
+    Route("/metrics", metrics.endpoint, methods=["GET"]),
     Route("/v1/players", rest.create_player, methods=["POST"]),
     Route("/v1/games", rest.list_games, methods=["GET"]),
     Route("/v1/games", rest.create_game, methods=["POST"]),
@@ -214,8 +209,11 @@ ROUTES: list[Any] = [
 
 
 def create_app(settings: Settings | None = None, redis: Redis | None = None) -> Starlette:
-    """The application; ``redis`` defaults to ``settings.redis_url`` or the embedded store."""
+    """The application, on ``redis`` or else a client of ``settings.redis_url`` (``python
+    -m server`` sets it to the embedded store's when none is configured)."""
     settings = settings or Settings.from_environment()
+    if redis is None and not settings.redis_url:
+        raise ValueError("no Redis: give a redis_url (python -m server starts one without)")
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -226,14 +224,9 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
             pool = BlockingConnectionPool.from_url(
                 settings.redis_url, max_connections=64, timeout=5, health_check_interval=10
             )
-            client = Redis.from_pool(pool)  # owns the pool: aclose() closes it
-        if client is None:
-            log.warning(
-                "no REDIS_URL: using the embedded in-process store; NOTHING PERSISTS "
-                "and only one process can serve it"
-            )
-            client = embedded_redis()
-        store = Store(client)
+            client = metrics.MeasuredRedis.from_pool(pool)  # owns the pool: aclose() closes it
+        assert client is not None
+        store = Store(client, player_idle_ttl=settings.player_idle_ttl)
         app.state.store = store
         app.state.service = GameService(
             store,
@@ -253,11 +246,20 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
             app.state.audit_pool.stop()
             if redis is None:
                 await client.aclose()
+            metrics.worker_exited(os.getpid())
 
     return Starlette(
         routes=ROUTES,
         lifespan=lifespan,
-        middleware=[Middleware(NegotiateAccept), Middleware(RateLimits)],
+        # Outermost first: ids and metrics see every answer, the browser headers every
+        # answer but theirs.
+        middleware=[
+            Middleware(RequestIds),
+            Middleware(metrics.MetricsMiddleware),
+            *web.middleware(settings.cors_origins),
+            Middleware(NegotiateAccept),
+            Middleware(RateLimits),
+        ],
         exception_handlers={
             ApiError: api_error,
             RedisError: store_error,

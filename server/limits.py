@@ -10,7 +10,7 @@
 * Frames per WebSocket: :class:`Credits`, a local bucket per socket.
 * The audit pool: :class:`AuditPool`, a bounded number of audits at once and in line.
 
-Refusals are counted per kind by :meth:`Limiter.refused` (the metrics hook in there).
+Refusals are counted per kind by :meth:`Limiter.refused`, which also feeds the metrics.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from redis.exceptions import NoScriptError, RedisError
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from server import metrics
 from server.auth import bearer_token
 from server.codec import respond
 from server.config import Limits
@@ -201,9 +202,9 @@ class Limiter:
             raise rate_limited(rate.kind, int(wait_ms))
 
     def refused(self, kind: str) -> None:
-        """Count a refusal (every limit's refusals come here, the frame credits' too):
-        the one call site for ``metrics.rate_limited(kind)``."""
+        """Count a refusal (every limit's refusals come here, the frame credits' too)."""
         self.refusals[kind] += 1
+        metrics.rate_limited(kind)
 
     async def _evalsha(self, sha: str, script: str, keys: list[str], args: list[Any]) -> Any:
         # EVALSHA straight through execute_command, as the move script (server/store.py).
@@ -373,12 +374,14 @@ class AuditPool:
     @contextlib.asynccontextmanager
     async def turn(self) -> AsyncIterator[None]:
         self.check_room()
-        self.taken += 1  # metrics.audit_queue(+1) hooks in here
+        self.taken += 1
+        metrics.audit_queue(+1)
         try:
             async with self.slots:
                 yield
         finally:
-            self.taken -= 1  # metrics.audit_queue(-1) hooks in here
+            self.taken -= 1
+            metrics.audit_queue(-1)
 
 
 def client_address(scope: Scope) -> str:

@@ -378,6 +378,12 @@ def openapi_document() -> dict[str, Any]:
             "/openapi.json": {
                 "get": {"summary": "This document", "responses": {"200": {"description": "ok"}}}
             },
+            "/metrics": {
+                "get": {
+                    "summary": "Prometheus metrics of every worker (text exposition format)",
+                    "responses": {"200": {"description": "the metrics"}},
+                }
+            },
             "/v1/players": {
                 "post": {
                     "summary": "Create an anonymous player and its bearer token (30 days)",

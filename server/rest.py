@@ -7,6 +7,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from server import metrics
 from server.audit import AUDIT_BODY_BYTES, FORMAT, audit, audit_stored
 from server.audit.core import STATUSES
 from server.auth import bearer_token
@@ -252,6 +253,7 @@ async def get_game(request: Request) -> Response:
     return respond(request, snapshot)
 
 
+@metrics.measure_move("rest")
 async def post_move(request: Request) -> Response:
     player_id = player(request)
     body = check(await read_body(request), MOVE_BODY_SHAPE)

@@ -15,7 +15,9 @@ atomically:
   messages (msgpack), scored by the version they lead to, for resync
 * ``game:{id}:move_ids`` hash: client move id -> version it produced, so a
   move sent twice is applied once
-* ``player:{id}``        hash: created_at
+* ``player:{id}``        hash: created_at; expires after ``player_idle_ttl`` seconds
+  without a new game, or, once the player starts a ranked daily attempt, no sooner
+  than that game and its leaderboard (:data:`RANKED_PLAYER_TTL`)
 * ``daily:{game:date}:attempts`` hash: player id -> id of their ranked game
 
 Patches are published on the channel ``game:{id}`` from inside the move
@@ -31,6 +33,8 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.exceptions import NoScriptError
 
+from server.config import PLAYER_IDLE_TTL
+
 #: Patches kept per game for resync; an older gap gets a full snapshot.
 PATCH_HISTORY = 200
 #: A game nobody moves in for this long expires (seconds).
@@ -39,6 +43,8 @@ IDLE_TTL = 30 * 24 * 3600
 FINISHED_TTL = 7 * 24 * 3600
 #: A ranked daily game (and its leaderboard) is kept this long for audits.
 RANKED_TTL = 90 * 24 * 3600
+#: A player with a ranked attempt is kept as long as it (a day more: the day it is played).
+RANKED_PLAYER_TTL = RANKED_TTL + 24 * 3600
 
 
 def time_to_live(ranked: bool, finished: bool) -> int:
@@ -109,6 +115,10 @@ return {'ok', version}
 """
 
 
+def player_key(player_id: str) -> str:
+    return f"player:{{{player_id}}}"
+
+
 def game_key(game_id: str) -> str:
     return f"game:{{{game_id}}}"
 
@@ -166,8 +176,9 @@ class MoveResult:
 class Store:
     """The game server's use of Redis; one per process."""
 
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: Redis, player_idle_ttl: int = PLAYER_IDLE_TTL) -> None:
         self.redis: Any = redis  # redis-py's stubs type replies loosely
+        self.player_idle_ttl = player_idle_ttl
         self._move_sha = hashlib.sha1(MOVE_SCRIPT.encode()).hexdigest()
         self._create = redis.register_script(CREATE_SCRIPT)
 
@@ -175,23 +186,38 @@ class Store:
         return bool(await self.redis.ping())
 
     async def add_player(self, player_id: str, now_ms: int) -> None:
-        await self.redis.hset(f"player:{{{player_id}}}", mapping={"created_at": now_ms})
+        key = player_key(player_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(key, mapping={"created_at": now_ms})
+            pipe.expire(key, self.player_idle_ttl)
+            await pipe.execute()
+
+    async def touch_player(self, player_id: str, ranked: bool = False) -> None:
+        """Keep the player's record at least ``player_idle_ttl`` seconds more, or as long
+        as a ranked attempt (never shortened)."""
+        ttl = max(self.player_idle_ttl, RANKED_PLAYER_TTL if ranked else 0)
+        await self.redis.expire(player_key(player_id), ttl, gt=True)
 
     async def player_created_at(self, player_id: str, now_ms: int) -> int:
         """When the player's record was created; a player with no record (it may have
         expired) gets one created ``now_ms``."""
-        key = f"player:{{{player_id}}}"
+        key = player_key(player_id)
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hsetnx(key, "created_at", now_ms)
+            pipe.expire(key, self.player_idle_ttl, nx=True)
             pipe.hget(key, "created_at")
-            _, created_at = await pipe.execute()
+            _, _, created_at = await pipe.execute()
         return int(created_at)
 
     async def create_game(self, stored: StoredGame) -> bool:
         """Store a new game; False (and nothing changes) if its id exists already."""
         fields = [item for name in GAME_FIELDS for item in (name, getattr(stored, name))]
         ttl = time_to_live(stored.ranked, finished=False)
-        return bool(await self._create(keys=[game_key(stored.id)], args=[ttl, *fields]))
+        created = bool(await self._create(keys=[game_key(stored.id)], args=[ttl, *fields]))
+        # A new game is activity; a ranked one keeps its player as long as itself.
+        # (Another slot than the game's: not in the game's script.)
+        await self.touch_player(stored.owner, ranked=stored.ranked)
+        return created
 
     async def load(self, game_id: str) -> StoredGame | None:
         return self._stored(game_id, await self.redis.hmget(game_key(game_id), GAME_FIELDS))

@@ -12,6 +12,7 @@ from typing import Any
 from redis.exceptions import RedisError
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from server import metrics
 from server.codec import check_fields, pack, unpack
 from server.errors import ApiError
 from server.hub import Hub, Patch
@@ -36,6 +37,10 @@ PROTOCOL_ERRORS = {
     "not_authenticated",
     "unauthorized",
 }
+#: A background resync that meets a store outage retries, from this delay (doubling to
+#: 1 s), for this many seconds before it tells the client to resubscribe.
+RESYNC_FIRST_DELAY = 0.05
+RESYNC_PATIENCE = 15.0
 CLOSE_POLICY_VIOLATION = 1008
 CLOSE_TRY_AGAIN_LATER = 1013
 
@@ -119,13 +124,27 @@ class Connection:
         task.add_done_callback(self.tasks.discard)
 
     async def _background_resync(self, subscription: Subscription) -> None:
-        try:
-            await self.resync(subscription, subscription.version)
-        except ApiError as error:
-            self.reply_error(error, {"type": "subscribe"})
-        except RedisError:
-            unavailable = ApiError("store_unavailable", "the store is unreachable; resubscribe")
-            self.reply_error(unavailable, {"type": "subscribe"})
+        # The hub asks for a resync when its pub/sub connection comes back, which is often
+        # before Redis answers data commands again (it may still be loading its append-only
+        # file): keep trying for a while rather than leave the client out of step.
+        version, delay, waited = subscription.version, RESYNC_FIRST_DELAY, 0.0
+        while True:
+            try:
+                await self.resync(subscription, version)
+                return
+            except ApiError as error:
+                self.reply_error(error, {"type": "subscribe"})
+                return
+            except RedisError:
+                if self.subscriptions.get(subscription.game_id) is not subscription:
+                    return  # superseded by a newer subscribe, or unsubscribed
+                if waited >= RESYNC_PATIENCE:
+                    break
+            await asyncio.sleep(delay)
+            waited += delay
+            delay = min(delay * 2, 1.0)
+        unavailable = ApiError("store_unavailable", "the store is unreachable; resubscribe")
+        self.reply_error(unavailable, {"type": "subscribe"})
 
     # -- receiving ----------------------------------------------------------
 
@@ -219,6 +238,7 @@ class Connection:
             await self.hub.remove(game_id, self.on_patch)
         self.send({"type": "unsubscribed", "game_id": game_id})
 
+    @metrics.measure_move("websocket")
     async def on_move(self, message: dict[str, Any]) -> None:
         check_fields(message, MOVE_FIELDS, {"client_time": int})
         if self.player_id is None:

@@ -31,7 +31,7 @@ from starlette.applications import Starlette
 from websockets.asyncio.client import ClientConnection, connect
 
 from server.app import create_app
-from server.config import LIMIT_ENVIRONMENT, Settings
+from server.config import Settings
 from server.rules import Game, load_game
 from server.testing import UNLIMITED, free_port, serve_app
 
@@ -42,16 +42,7 @@ WAIT = 5.0
 #: What the transport accepts (as ``python -m server`` runs it).
 WS_TRANSPORT_LIMIT = 1024 * 1024
 #: Environment variables the server reads; removed from child processes' environments.
-SERVER_ENV = (
-    "HOST",
-    "PORT",
-    "REDIS_URL",
-    "SERVER_SECRET",
-    "WORKERS",
-    "LOG_LEVEL",
-    "RANKED_MIN_ACCOUNT_AGE",
-    *LIMIT_ENVIRONMENT,
-)
+SERVER_ENV = tuple(Settings().to_environment()) + ("PROMETHEUS_MULTIPROC_DIR",)
 
 CARD_RE = re.compile(r"(A|[2-9]|10|J|Q|K)[CDHS]")
 PILE_RE = re.compile(r"(foundation|tableau)\[(\d+)\]")

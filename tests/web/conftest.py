@@ -64,7 +64,8 @@ WS_CONTROL = """
   window.__wsControl = control;
   window.WebSocket = class extends Native {
     constructor(url, protocols) {
-      super(control.allow ? url : 'ws://127.0.0.1:9/', protocols);
+      // Refused: the same origin (the page's CSP allows no other), a path with no socket.
+      super(control.allow ? url : String(url).replace('/v1/ws', '/v1/ws-refused'), protocols);
       control.sockets.push(this);
     }
     send(data) {
