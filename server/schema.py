@@ -164,14 +164,16 @@ def _check_object(value: dict[Any, Any], schema: dict[str, Any], path: str) -> d
 
 def _any_of(value: Any, branches: list[dict[str, Any]], path: str) -> Any:
     """The first branch ``value`` is valid under; else the error of the branch it most
-    likely meant: the one with the most of its fields (the first of equals)."""
+    likely meant: the one with the most of its required fields, then the fewest of
+    them missing (the first of equals)."""
     errors = []
+    fields = set(value) if isinstance(value, dict) else set()
     for branch in branches:
         try:
             return _check(value, branch, path)
         except ApiError as error:
-            fields = set(value) if isinstance(value, dict) else set()
-            errors.append((-len(fields & set(branch.get("properties", ()))), error))
+            required = set(branch.get("required", ()))
+            errors.append(((-len(fields & required), len(required - fields)), error))
     raise min(errors, key=lambda pair: pair[0])[1]
 
 
