@@ -128,6 +128,20 @@ async def test_move_id_is_one_to_sixty_four_characters(http: httpx.AsyncClient) 
     assert played.status_code == 200, played.text
 
 
+# Found by schemathesis: a log cursor beyond Redis's 64-bit stream ids was a 503.
+async def test_log_cursors_are_stream_ids_redis_takes(http: httpx.AsyncClient) -> None:
+    headers = await player(http)
+    game = (await http.post("/v1/games", json={"game": "balcony"}, headers=headers)).json()
+    log = f"/v1/games/{game['id']}/log"
+    largest = "9" * 19 + "-" + "9" * 19
+    page = await http.get(log, params={"after": largest})
+    assert page.status_code == 200 and page.json()["moves"] == []
+    for cursor in ("18446744073709551616-0", "1-" + "9" * 20, "1", "-1-1"):
+        refused = await http.get(log, params={"after": cursor})
+        assert refused.status_code == 400, cursor
+        assert refused.json()["error"]["field"] == "after"
+
+
 # Integral floats are integers (REST.md, "Numbers"), other floats and booleans are not.
 async def test_integral_floats_are_integers(http: httpx.AsyncClient) -> None:
     headers = await player(http)
