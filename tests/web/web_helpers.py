@@ -170,14 +170,21 @@ class Web:
                 assert drawn["count"] == view["stock"]["count"]
             if touched is None or address in touched:
                 assert drawn["labels"] == [card_label(c) for c in drawn["cards"]], address
-        assert self.testid("version").inner_text() == str(server["version"])
+        assert self.testid("moves").inner_text() == str(server["version"])
         assert self.testid("score").inner_text() == str(server["score"])
         assert self.testid("status").inner_text() == server["status"]
         return server
 
     # -- playing through the page -------------------------------------------------------------
 
+    def open_menu(self) -> None:
+        """On a phone the game menu folds away behind the Menu button: open it."""
+        if not self.testid("game-select").is_visible():
+            self.testid("menu-toggle").click()
+            self.testid("game-select").wait_for(state="visible")
+
     def new_game(self, game: str, seed: str) -> dict[str, Any]:
+        self.open_menu()
         self.testid("game-select").select_option(game)
         self.testid("seed-input").fill(seed)
         self.testid("new-game").click()
