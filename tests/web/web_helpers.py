@@ -27,7 +27,9 @@ READ_TABLE = """
     const cards = [...pile.querySelectorAll(':scope > .card[data-card]')];
     piles[pile.dataset.pile] = {
       cards: cards.map((c) => c.dataset.card),
-      labels: cards.map((c) => c.querySelector('.idx').textContent),
+      // The corner index as drawn (CSS generated content from the card element).
+      labels: cards.map((c) => [...c.querySelectorAll('.idx > span')]
+        .map((s) => getComputedStyle(s, '::before').content.replace(/^"|"$/g, '')).join('')),
       count: pile.dataset.count === undefined ? null : Number(pile.dataset.count),
     };
   }
@@ -194,8 +196,17 @@ class Web:
         )
         return self.wait_synced(0)
 
+    def settle(self) -> None:
+        """Until no card is in flight (the page's move and deal animations are over): a
+        player aims at where a card lands, not where it passes."""
+        self.wait(
+            "document.getAnimations().every((a) => a instanceof CSSAnimation"
+            " || a.playState !== 'running')"
+        )
+
     def click_move(self, move: str) -> None:
         """Click the source's top card, check the target lights up, click the target."""
+        self.settle()
         source, target = move.split(">")
         self.top_card(source).click()
         self.page.wait_for_selector(
@@ -208,6 +219,7 @@ class Web:
 
     def drag_move(self, move: str, expect_target: bool = True) -> None:
         """Drag the source's top card with the mouse (pointer events) and drop it on the target."""
+        self.settle()
         source, target = move.split(">")
         start = self.top_card(source).bounding_box()
         end = self.pile(target).bounding_box()

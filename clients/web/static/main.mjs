@@ -297,7 +297,9 @@ function celebrate() {
 function walkthroughMove() {
   if (!walkthroughShown()) return null;
   const legal = currentLegalMoves() || [];
-  const card = legal.map(parseMove).find(Boolean);
+  // A card going forward: home first, and never a foundation card going back.
+  const cards = legal.map(parseMove).filter((move) => move && !move.from.startsWith('foundation'));
+  const card = cards.find((move) => move.to.startsWith('foundation')) || cards[0];
   if (card) return card;
   return legal.includes('deal') || legal.includes('redeal') ? { from: 'stock', to: null } : null;
 }

@@ -157,14 +157,13 @@ export function cardElement(card) {
     role: 'img',
     'aria-label': cardName(card),
   });
+  // The glyphs are CSS generated content (attr()): the card's name is its aria-label, and a
+  // pile's accessible name is not expected to repeat every glyph drawn on it.
   const index = el('span', 'idx', { 'aria-hidden': 'true' });
-  const rank = el('span', 'rank');
-  rank.textContent = info ? info.rank : '?';
-  const suit = el('span', 'suit');
-  suit.textContent = info ? info.symbol : '';
+  const rank = el('span', 'rank', { 'data-glyph': info ? info.rank : '?' });
+  const suit = el('span', 'suit', { 'data-glyph': info ? info.symbol : '' });
   index.append(rank, suit);
-  const pip = el('span', 'pip', { 'aria-hidden': 'true' });
-  pip.textContent = info ? info.symbol : '';
+  const pip = el('span', 'pip', { 'aria-hidden': 'true', 'data-glyph': info ? info.symbol : '' });
   node.append(index, pip);
   return node;
 }
@@ -252,9 +251,7 @@ function pileElement(slot, view, marks) {
     node.classList.add('empty');
     const caption = emptyCaption(slot, view);
     if (caption) {
-      const label = el('span', 'empty-label', { 'aria-hidden': 'true' });
-      label.textContent = caption;
-      node.append(label);
+      node.append(el('span', 'empty-label', { 'aria-hidden': 'true', 'data-glyph': caption }));
     }
   }
   // A stack draws only its top few cards (the rest are under them) but keeps them all in the DOM.
@@ -270,8 +267,7 @@ function pileElement(slot, view, marks) {
     node.append(cardNode);
   });
   if (slot.kind === 'fan' && n > 0) {
-    const mark = el('span', 'playable', { 'aria-hidden': 'true', 'data-testid': 'bouquet-playable' });
-    mark.textContent = 'plays';
+    const mark = el('span', 'playable', { 'aria-hidden': 'true', 'data-testid': 'bouquet-playable', 'data-glyph': 'plays' });
     mark.style.setProperty('--col', String((n - 1) % BOUQUET_ROW));
     mark.style.setProperty('--line', String(Math.floor((n - 1) / BOUQUET_ROW)));
     node.append(mark);
