@@ -221,6 +221,7 @@ class Web:
         """Drag the source's top card with the mouse (pointer events) and drop it on the target."""
         self.settle()
         source, target = move.split(">")
+        self.top_card(source).scroll_into_view_if_needed()
         start = self.top_card(source).bounding_box()
         end = self.pile(target).bounding_box()
         assert start is not None and end is not None, move

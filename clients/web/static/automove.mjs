@@ -15,8 +15,8 @@
 //   second copy, i.e. at least ((p - 1) mod 13) + 14 cards, p being the target's length.
 //
 // Auto-finish (a setting, on by default): once no card is left in a stock, waste, reserve or
-// bouquet (nothing hidden and nothing left to deal), the client plays cards home one at a time
-// while a move to a foundation is legal.
+// bouquet and no redeal is left (nothing hidden, nothing left to deal), the client plays cards
+// home one at a time while a move to a foundation is legal.
 
 import { cardInfo } from './view.mjs';
 
@@ -77,6 +77,7 @@ export function safeMove(game, view, legal) {
 /** Whether nothing is left to deal or draw from: every card is on the tableau or home. */
 export function onlyTableauLeft(view) {
   if (view.stock && view.stock.count > 0) return false;
+  if (view.redeals_left > 0) return false; // Matrimony: its redeals still move the piles
   return ['waste', 'reserve', 'bouquet'].every((name) => !Array.isArray(view[name]) || view[name].length === 0);
 }
 

@@ -47,12 +47,14 @@ const columns = (from, to) => range(from, to).map((i) => ({ pile: T(i), kind: 'd
  * Each game's table: rows of slots. A row is {label?: [pile kinds], slots}. A slot is
  * {pile, kind, span?, empty?} or {info: name} or {gap: n}. kind: "stack" (one on another),
  * "down" (a column fanned downwards), "row" (fanned to the right), "fan" (fanned in rows of
- * BOUQUET_ROW), "stock". `phone` is the layout for narrow screens (default: the same).
+ * BOUQUET_ROW), "stock". `tall`: the table's usual height in card heights (wide screens size
+ * the cards to fit it). `phone` is the layout for narrow screens (default: the same).
  */
 const LAYOUTS = {
   balcony: {
     cols: 7,
     depth: 4.6,
+    tall: 5.6,
     rows: [
       {
         label: ['stock', 'waste', 'foundation'],
@@ -65,6 +67,7 @@ const LAYOUTS = {
   empress_of_italy: {
     cols: 11,
     depth: 4.2,
+    tall: 7.4,
     rows: [
       {
         label: ['stock', 'waste', 'reserve'],
@@ -95,6 +98,7 @@ const LAYOUTS = {
   colorado: {
     cols: 10,
     depth: 2.6,
+    tall: 6.2,
     rows: [
       {
         label: ['stock', 'foundation'],
@@ -107,6 +111,7 @@ const LAYOUTS = {
   gloucestershire: {
     cols: 8,
     depth: 5,
+    tall: 8.4,
     rows: [
       { label: ['foundation'], slots: [{ gap: 2 }, ...stacks(0, 4, 'A'), { gap: 2 }] },
       { label: ['bouquet'], slots: [{ pile: 'bouquet', kind: 'fan', span: 8 }] },
@@ -116,6 +121,7 @@ const LAYOUTS = {
   matrimony: {
     cols: 8,
     depth: 2.8,
+    tall: 7.6,
     rows: [
       { label: ['stock'], slots: [{ pile: 'stock', kind: 'stock' }, { info: 'redeals_left', span: 2 }] },
       { label: ['foundation'], slots: range(0, 8).map((i) => ({ pile: F(i), kind: 'stack', empty: MATRIMONY_STARTS[i] })) },
@@ -337,6 +343,7 @@ export function renderTable(root, game, view, marks, { compact = false, hints = 
   root.dataset.layout = compact && LAYOUTS[game].phone ? 'phone' : 'wide';
   root.style.setProperty('--cols', String(layout.cols));
   root.style.setProperty('--depth', String(layout.depth));
+  root.style.setProperty('--tall', String(layout.tall || 6));
   for (const row of layout.rows) {
     if (row.label) root.append(rowLabel(row.label, hints));
     const rowNode = el('div', 'row');
