@@ -467,3 +467,25 @@ def test_todays_daily_once_played_says_so_with_a_countdown(open_page: Any) -> No
     assert web.testid("daily-done-board").get_attribute("href") == "#leaderboard"
     assert axe_violations(web) == [], "daily done"
     web.screenshot("daily-done")
+
+
+def test_every_module_the_page_imports_is_preloaded(base_url: str) -> None:
+    """No import waterfall: index.html preloads the client's modules and msgpack's whole
+    import graph (read from the installed package), and each preload is served."""
+    page = httpx.get(f"{base_url}/", timeout=5).text
+    preloaded = set(re.findall(r'<link rel="modulepreload" href="([^"]+)">', page))
+    static = ROOT / "clients/web/static"
+    wanted = {f"/static/{path.name}" for path in static.glob("*.mjs") if path.name != "main.mjs"}
+    vendor = ROOT / "clients/web/node_modules/@msgpack/msgpack/dist.esm"
+    todo = [vendor / "index.mjs"]
+    while todo:
+        module = todo.pop()
+        url = "/static/vendor/msgpack/" + module.relative_to(vendor).as_posix()
+        if url in wanted:
+            continue
+        wanted.add(url)
+        for name in re.findall(r'from "(\./[^"]+)"', module.read_text()):
+            todo.append((module.parent / name).resolve())
+    assert wanted == preloaded, (wanted - preloaded, preloaded - wanted)
+    for url in preloaded:
+        assert httpx.get(base_url + url, timeout=5).status_code == 200, url

@@ -7,7 +7,15 @@ import { animateDeal, animateFrom, measure, motionAllowed } from './animate.mjs'
 import { finishMove, safeMove } from './automove.mjs';
 import { ApiError, Socket, rest, socketUrl } from './net.mjs';
 import { describeMove, formatClock, outcomeText, renderRules, walkthroughText } from './panels.mjs';
-import { GAME_TITLES, cardName, pileDescription, pileName, pileRows, renderTable } from './render.mjs';
+import {
+  GAME_TITLES,
+  cardName,
+  pileDescription,
+  pileName,
+  pileRows,
+  redrawPiles,
+  renderTable,
+} from './render.mjs';
 import { OutOfSync, applyOps, cardsAt, clone, parseAddress, parseMove } from './view.mjs';
 
 const TOKEN_KEY = 'patience.player';
@@ -46,6 +54,7 @@ const state = {
   socketOpen: false,
   caughtUpAt: null, // version the current subscription must reach to be in sync
   selected: null, // pile address chosen as a move's source
+  ahead: null, // {view, version}: a legal card move drawn before the server's patch
   message: null, // {text, kind}
   focus: null, // the pile address the keyboard is on (the table's one tab stop)
   games: {}, // name -> GET /v1/games entry (summary and pile hints: the rules' one source)
@@ -55,6 +64,8 @@ const state = {
   timings: { ready: null, clicks: [] }, // for benchmarks/web.py
 };
 
+/** Counts the views the state has held: the table knows which one it drew. */
+let viewStamp = 0;
 let messageTimer = null;
 let graceTimer = null;
 let resubscribeTimer = null;
@@ -215,13 +226,10 @@ function render(ops = null) {
   const focused = document.activeElement && table.contains(document.activeElement)
     ? document.activeElement.closest('[data-pile]')?.dataset.pile
     : null;
-  const before = ops ? measure(table, ops) : null;
-  renderTable(table, state.game, state.view, marks(), {
-    compact: PHONE.matches,
-    hints: state.games[state.game]?.piles,
-  });
-  if (focused) table.querySelector(`[data-pile="${CSS.escape(focused)}"]`)?.focus({ preventScroll: true });
-  animateFrom(table, before);
+  drawTable(table, ops);
+  if (focused && document.activeElement?.dataset?.pile !== focused) {
+    table.querySelector(`[data-pile="${CSS.escape(focused)}"]`)?.focus({ preventScroll: true });
+  }
   table.classList.toggle('over', !playing());
   $('game-title').textContent = GAME_TITLES[state.game] || state.game;
   const dailyTag = $('daily-tag');
@@ -252,6 +260,33 @@ function render(ops = null) {
   const anchor = $('game-link');
   anchor.href = gameLink(state.gameId);
   anchor.textContent = owner() ? 'Spectator link' : 'Game link';
+}
+
+/**
+ * Draw the table as cheaply as the change allows: the same view as drawn -> only the marks;
+ * one patch further -> only the piles its ops touched (animated); anything else -> all.
+ */
+function drawTable(table, ops) {
+  const options = { compact: PHONE.matches, hints: state.games[state.game]?.piles };
+  const drawn = table.dataset.drawn;
+  const now = `${state.gameId}@${viewStamp}|${options.hints ? 'h' : ''}`;
+  const current = marks();
+  if (drawn === now && redrawPiles(table, state.game, shownView(), current, [], options)) return;
+  if (ops && drawn === `${state.gameId}@${viewStamp - 1}|${options.hints ? 'h' : ''}`) {
+    const before = measure(table, ops);
+    const touched = new Set();
+    for (const op of ops) {
+      if (op.op === 'move') touched.add(op.from).add(op.to);
+      else touched.add(op.pile);
+    }
+    if (redrawPiles(table, state.game, shownView(), current, touched, options)) {
+      table.dataset.drawn = now;
+      animateFrom(table, before);
+      return;
+    }
+  }
+  renderTable(table, state.game, shownView(), current, options);
+  table.dataset.drawn = now;
 }
 
 function renderTimer() {
@@ -349,6 +384,8 @@ function takeSnapshot(snapshot) {
   state.game = snapshot.game;
   if (snapshot.daily !== undefined) state.daily = snapshot.daily;
   state.view = clone(snapshot.view);
+  state.ahead = null;
+  viewStamp += 2; // never "one patch further" than a drawn view: a snapshot is drawn whole
   state.version = snapshot.version;
   state.status = snapshot.status;
   state.score = snapshot.score;
@@ -412,6 +449,10 @@ function onSubscribed(message) {
   if (state.view !== null && state.version === message.version) checkCaughtUp();
   render();
   noteReady();
+  if (leaderboardDue) {
+    leaderboardDue = false;
+    loadLeaderboard();
+  }
   scheduleAutoPlay();
 }
 
@@ -440,6 +481,11 @@ function onPatch(message) {
   if (message.redeals_left !== undefined) view.redeals_left = message.redeals_left;
   const before = state.view;
   state.view = view;
+  const ahead = state.ahead;
+  dropAhead(true);
+  // Drawn ahead: the table shows one move further than `before`, and the patch's piles are
+  // redrawn from the server's view (a refill animates; the card moved is already in place).
+  viewStamp += ahead && ahead.version !== message.to ? 2 : 1;
   state.version = message.to;
   state.status = message.status;
   state.score = message.score;
@@ -449,7 +495,7 @@ function onPatch(message) {
   checkCaughtUp();
   checkLegalMoves();
   render(message.ops);
-  noteTiming('move');
+  noteTiming('confirmed');
   const said = describeMove(message.move, message.ops, before, view, pileName, cardName);
   const outcome = playing() ? '' : ` ${outcomeText(state.game, state.status, view, state.score, CARDS[state.game])}`;
   announce(`${said}${outcome}`);
@@ -478,7 +524,10 @@ function onAccepted(message) {
 }
 
 function onRejected(message) {
-  if (state.pending && state.pending.move_id === message.move_id) state.pending = null;
+  if (state.pending && state.pending.move_id === message.move_id) {
+    state.pending = null;
+    dropAhead(false);
+  }
   const text = message.message || message.code;
   say(message.code === 'illegal_move' ? text : `${text} (${message.code})`, 'error');
   state.selected = null;
@@ -591,6 +640,7 @@ function resetGame() {
     pending: null,
     caughtUpAt: null,
     selected: null,
+    ahead: null,
     startedAt: null,
     endedAt: null,
   });
@@ -611,7 +661,7 @@ function showGame(snapshot, { deal = false } = {}) {
   render();
   if (deal) animateDeal($('table'));
   announce(`${GAME_TITLES[snapshot.game]}: ${pileRows(snapshot.game).flat().length} piles. Tab to the table; arrow keys move between piles.`);
-  loadLeaderboard();
+  leaderboardDue = true; // once the game is drawn and live: it goes first
   if (snapshot.version > 0) loadStartTime(snapshot.id);
 }
 
@@ -711,6 +761,7 @@ function route() {
 // -- the leaderboard ----------------------------------------------------------------------------
 
 let leaderboardRequest = 0;
+let leaderboardDue = false;
 
 async function loadLeaderboard() {
   const game = $('game-select').value;
@@ -787,10 +838,10 @@ let clickStartedAt = null;
 let moveClickAt = null;
 
 function noteTiming(kind) {
-  const at = kind === 'move' ? moveClickAt : clickStartedAt;
+  const at = kind === 'select' ? clickStartedAt : moveClickAt;
   if (at === null) return;
-  if (kind === 'move') moveClickAt = null;
-  else clickStartedAt = null;
+  if (kind === 'confirmed') moveClickAt = null;
+  if (kind === 'select') clickStartedAt = null;
   const clicks = state.timings.clicks;
   clicks.push({ kind, game: state.game, ms: performance.now() - at });
   if (clicks.length > 500) clicks.shift();
@@ -819,7 +870,42 @@ function sendMove(move) {
   state.pending = pending;
   clearMessage();
   transmit(pending);
-  render();
+  const ops = showAhead(move);
+  render(ops);
+  if (ops) noteTiming('move');
+}
+
+/**
+ * A legal card move is drawn at once, before the server's patch: the card goes where the
+ * server said it may go. The server's patch (refills included) then redraws those piles;
+ * a refusal puts the card back. Nothing else runs ahead of the server.
+ */
+function showAhead(move) {
+  const parsed = parseMove(move);
+  if (!parsed || !(currentLegalMoves() || []).includes(move)) return null;
+  const cards = cardsAt(state.view, parsed.from);
+  if (!cards.length) return null;
+  const ops = [{ op: 'move', from: parsed.from, to: parsed.to, card: cards[cards.length - 1] }];
+  try {
+    state.ahead = { view: applyOps(clone(state.view), ops), version: state.version + 1 };
+  } catch (error) {
+    if (!(error instanceof OutOfSync)) throw error;
+    return null;
+  }
+  viewStamp += 1;
+  return ops;
+}
+
+/** The view to draw: the one running ahead of the server, else the server's. */
+function shownView() {
+  return state.ahead ? state.ahead.view : state.view;
+}
+
+/** The server has answered for the move drawn ahead (patch or refusal): draw its view. */
+function dropAhead(patched) {
+  if (!state.ahead) return;
+  state.ahead = null;
+  if (!patched) viewStamp += 2; // drawn ahead and refused: redraw it all
 }
 
 /** Send the pending move (again, after a reconnect: the same move_id is applied at most once). */
@@ -1181,7 +1267,7 @@ function main() {
     if (state.view && state.endedAt === null && state.startedAt !== null) renderTimer();
     renderCountdown();
   }, 1000);
-  loadGames();
+
   $('new-game-form').addEventListener('submit', startGame);
   $('daily').addEventListener('click', startDaily);
   $('deal').addEventListener('click', () => sendMove('deal'));
@@ -1194,7 +1280,9 @@ function main() {
   socket.start();
   render();
   route();
-  loadLeaderboard();
+  loadGames();
+  if (!state.gameId && !/^#\/game\//.test(location.hash)) loadLeaderboard();
+  else leaderboardDue = true;
 }
 
 main();

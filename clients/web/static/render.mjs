@@ -204,6 +204,55 @@ export function pileDescription(address, view) {
   return `${pileName(address)}, ${plural(cards.length, 'card')}${top}`;
 }
 
+/** Set a pile node's marks: chosen source, legal targets and sources, hint, tab stop. */
+function markPile(node, marks) {
+  const address = node.dataset.pile;
+  const selected = address === marks.selected;
+  const hint = marks.hint;
+  node.classList.toggle('selected', selected);
+  node.classList.toggle('target', marks.targets.has(address));
+  node.classList.toggle('source', marks.sources.has(address));
+  node.classList.toggle('hint-from', Boolean(hint && hint.from === address));
+  node.classList.toggle('hint-to', Boolean(hint && hint.to === address));
+  node.setAttribute('aria-pressed', selected ? 'true' : 'false');
+  node.tabIndex = address === marks.focus ? 0 : -1;
+}
+
+/** Only the marks changed (a card picked up, new legal moves): no pile is redrawn. */
+export function updateMarks(root, marks) {
+  for (const node of root.querySelectorAll('[data-pile]')) markPile(node, marks);
+}
+
+/**
+ * After a patch: redraw only the piles at `addresses` (and the info boxes), then the marks
+ * everywhere. Returns false when the table is not drawn with this layout (draw it all).
+ */
+export function redrawPiles(root, game, view, marks, addresses, { compact = false } = {}) {
+  const layout = layoutOf(game, compact);
+  if (!layout || root.dataset.game !== game || root.dataset.layoutKey !== layoutKey(game, compact)) return false;
+  const slots = new Map();
+  for (const row of layout.rows) for (const slot of row.slots) if (slot.pile) slots.set(slot.pile, slot);
+  for (const address of addresses) {
+    const slot = slots.get(address);
+    const old = root.querySelector(`[data-pile="${CSS.escape(address)}"]`);
+    if (!slot || !old) return false;
+    old.replaceWith(pileElement(slot, view, marks));
+  }
+  for (const row of layout.rows) {
+    for (const slot of row.slots) {
+      if (!slot.info) continue;
+      const value = root.querySelector(`[data-testid="${slot.info.replace('_', '-')}"]`);
+      if (value) value.textContent = infoValue(slot, view);
+    }
+  }
+  updateMarks(root, marks);
+  return true;
+}
+
+function layoutKey(game, compact) {
+  return compact && LAYOUTS[game].phone ? 'phone' : 'wide';
+}
+
 function pileElement(slot, view, marks) {
   const address = slot.pile;
   const testid = `pile-${address.replace(/\[(\d+)\]/, '-$1')}`;
@@ -211,17 +260,9 @@ function pileElement(slot, view, marks) {
     'data-pile': address,
     'data-testid': testid,
     role: 'button',
-    tabindex: address === marks.focus ? '0' : '-1',
   });
   if (slot.span) node.style.gridColumn = `span ${slot.span}`;
-  const selected = address === marks.selected;
-  if (selected) node.classList.add('selected');
-  if (marks.targets.has(address)) node.classList.add('target');
-  if (marks.sources.has(address)) node.classList.add('source');
-  if (marks.hint && (marks.hint.from === address || marks.hint.to === address)) {
-    node.classList.add(marks.hint.from === address ? 'hint-from' : 'hint-to');
-  }
-  node.setAttribute('aria-pressed', selected ? 'true' : 'false');
+  markPile(node, marks);
   node.setAttribute('aria-label', pileDescription(address, view));
 
   if (slot.kind === 'stock') {
@@ -301,15 +342,14 @@ function infoElement(slot, view) {
   if (slot.span) node.style.gridColumn = `span ${slot.span}`;
   const label = el('span', 'info-label');
   const value = el('span', 'info-value', { 'data-testid': slot.info.replace('_', '-') });
-  if (slot.info === 'base_rank') {
-    label.textContent = 'Base rank';
-    value.textContent = view.base_rank ?? '–';
-  } else if (slot.info === 'redeals_left') {
-    label.textContent = 'Redeals left';
-    value.textContent = String(view.redeals_left ?? '–');
-  }
+  label.textContent = slot.info === 'base_rank' ? 'Base rank' : 'Redeals left';
+  value.textContent = infoValue(slot, view);
   node.append(label, value);
   return node;
+}
+
+function infoValue(slot, view) {
+  return String((slot.info === 'base_rank' ? view.base_rank : view.redeals_left) ?? '–');
 }
 
 function rowLabel(kinds, hints) {
@@ -340,7 +380,7 @@ export function renderTable(root, game, view, marks, { compact = false, hints = 
   root.replaceChildren();
   if (!layout || !view) return;
   root.dataset.game = game;
-  root.dataset.layout = compact && LAYOUTS[game].phone ? 'phone' : 'wide';
+  root.dataset.layout = root.dataset.layoutKey = layoutKey(game, compact);
   root.style.setProperty('--cols', String(layout.cols));
   root.style.setProperty('--depth', String(layout.depth));
   root.style.setProperty('--tall', String(layout.tall || 6));
