@@ -16,8 +16,9 @@ Started here, as real processes on 127.0.0.1: a throwaway ``redis-server`` and
   redraw it causes. *pick up*: clicking a card picks it up (drawn with its legal targets, no
   network). *move drawn*: clicking a legal target draws the card there at once (the server
   listed the move as legal; its patch follows). *server's patch drawn*: the same click until
-  the server's patch is drawn (WebSocket round trip, Redis and rules engine included). Up to ``--moves`` moves per game, chosen as the
-  browser tests choose them, with animations on (they run after the redraw).
+  the server's patch is drawn (WebSocket round trip, Redis and rules engine included).
+  Up to ``--moves`` moves per game, chosen as the browser tests choose them, with
+  animations on (they run after the redraw).
 
 Targets (issue 11): page ready p50 < 300 ms; click to DOM updated median < 16 ms in every game.
 """
@@ -44,11 +45,12 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 GAMES = ("balcony", "empress_of_italy", "colorado", "gloucestershire", "matrimony")
+#: Seeds where the move choice below has 30 card moves (checked with the rules engine).
 SEEDS = {
-    "balcony": "web-3",
-    "empress_of_italy": "web-17",
+    "balcony": "web-1",
+    "empress_of_italy": "web-1",
     "colorado": "web-1",
-    "gloucestershire": "web-4",
+    "gloucestershire": "web-28",
     "matrimony": "web-1",
 }
 SECRET = "web-benchmark-secret-of-at-least-32-bytes"
@@ -119,9 +121,7 @@ def page_ready(context: Any, base_url: str, game_id: str, loads: int) -> dict[st
     for _ in range(loads):
         page = context.new_page()
         page.goto(f"{base_url}/")
-        landing.append(
-            page.evaluate("performance.getEntriesByType('navigation')[0].loadEventEnd")
-        )
+        landing.append(page.evaluate("performance.getEntriesByType('navigation')[0].loadEventEnd"))
         page.close()
     warm = ready[1:]
     return {
@@ -148,7 +148,9 @@ def clicks(context: Any, base_url: str, game: str, moves: int) -> dict[str, Any]
             break
         page.wait_for_function(SYNCED)
         page.wait_for_function(SETTLED)
-        client = page.evaluate("({legal: window.__client.legalMoves, status: window.__client.status})")
+        client = page.evaluate(
+            "({legal: window.__client.legalMoves, status: window.__client.status})"
+        )
         if client["status"] != "playing":
             break
         move = choose(client["legal"], last)
@@ -187,44 +189,47 @@ def main() -> None:
     options = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    with RedisProcess() as redis_process, game_server(redis_process.url) as base_url:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            context = browser.new_context(viewport={"width": 1440, "height": 900})
-            player = httpx.post(f"{base_url}/v1/players", json={}, timeout=5).json()
-            game = httpx.post(
-                f"{base_url}/v1/games",
-                json={"game": "empress_of_italy", "seed": "web-17"},
-                headers={"Authorization": f"Bearer {player['token']}"},
-                timeout=5,
-            ).json()
-            # The page opens as the game's owner (its player in localStorage).
-            stored = json.dumps(json.dumps(player))
-            context.add_init_script(f"localStorage.setItem('patience.player', {stored})")
-            ready = page_ready(context, base_url, game["id"], options.loads)
+    with (
+        RedisProcess() as redis_process,
+        game_server(redis_process.url) as base_url,
+        sync_playwright() as playwright,
+    ):
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1440, "height": 900})
+        player = httpx.post(f"{base_url}/v1/players", json={}, timeout=5).json()
+        game = httpx.post(
+            f"{base_url}/v1/games",
+            json={"game": "empress_of_italy", "seed": "web-17"},
+            headers={"Authorization": f"Bearer {player['token']}"},
+            timeout=5,
+        ).json()
+        # The page opens as the game's owner (its player in localStorage).
+        stored = json.dumps(json.dumps(player))
+        context.add_init_script(f"localStorage.setItem('patience.player', {stored})")
+        ready = page_ready(context, base_url, game["id"], options.loads)
+        print(
+            f"page ready (Empress of Italy game link, owner, {options.loads} warm loads): "
+            f"p50 {ready['p50_ms']:.0f} ms, p95 {ready['p95_ms']:.0f} ms, "
+            f"cold {ready['cold_ms']:.0f} ms; baseline landing page load event p50 "
+            f"{ready['baseline_p50_ms']:.0f} ms; target p50 < 300 ms: "
+            f"{'pass' if ready['p50_ms'] < 300 else 'miss'}"
+        )
+        print(
+            "| game | moves | pick up: median ms | move drawn: median ms "
+            "| server's patch drawn: median ms | p95 ms | target (< 16 ms) |"
+        )
+        print("|---|---:|---:|---:|---:|---:|---|")
+        for name in GAMES:
+            figures = clicks(context, base_url, name, options.moves)
+            worst = max(figures["select_median_ms"], figures["move_median_ms"])
             print(
-                f"page ready (Empress of Italy game link, owner, {options.loads} warm loads): "
-                f"p50 {ready['p50_ms']:.0f} ms, p95 {ready['p95_ms']:.0f} ms, "
-                f"cold {ready['cold_ms']:.0f} ms; baseline landing page load event p50 "
-                f"{ready['baseline_p50_ms']:.0f} ms; target p50 < 300 ms: "
-                f"{'pass' if ready['p50_ms'] < 300 else 'miss'}"
+                f"| {name} | {figures['moves']} | {figures['select_median_ms']:.1f} | "
+                f"{figures['move_median_ms']:.1f} | {figures['confirmed_median_ms']:.1f} | "
+                f"{figures['confirmed_p95_ms']:.1f} | "
+                f"{'pass' if worst < 16 else 'miss'} |",
+                flush=True,
             )
-            print(
-                "| game | moves | pick up: median ms | move drawn: median ms "
-                "| server's patch drawn: median ms | p95 ms | target (< 16 ms) |"
-            )
-            print("|---|---:|---:|---:|---:|---:|---|")
-            for name in GAMES:
-                figures = clicks(context, base_url, name, options.moves)
-                worst = max(figures["select_median_ms"], figures["move_median_ms"])
-                print(
-                    f"| {name} | {figures['moves']} | {figures['select_median_ms']:.1f} | "
-                    f"{figures['move_median_ms']:.1f} | {figures['confirmed_median_ms']:.1f} | "
-                    f"{figures['confirmed_p95_ms']:.1f} | "
-                    f"{'pass' if worst < 16 else 'miss'} |",
-                    flush=True,
-                )
-            browser.close()
+        browser.close()
 
 
 if __name__ == "__main__":

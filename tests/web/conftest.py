@@ -102,6 +102,8 @@ def base_url(web_redis_url: str) -> Iterator[str]:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     log_path = ARTIFACTS / "web-server.log"
     env = {k: v for k, v in os.environ.items() if k not in SERVER_ENV}
+    # Fresh players play the daily at once, and the tests' bursts are not rate-limited.
+    env.update(RANKED_MIN_ACCOUNT_AGE="0", RATE_LIMITS="off")
     args = ["--host", "127.0.0.1", "--port", str(port), "--redis-url", web_redis_url]
     args += ["--secret", SECRET, "--log-level", "warning"]
     with log_path.open("wb") as log:

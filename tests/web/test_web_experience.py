@@ -92,9 +92,12 @@ def set_setting(web: Web, name: str, on: bool) -> None:
 def test_landing_page_hides_the_status_bar_and_copy_link_copies_the_game(open_page: Any) -> None:
     web = open_page(permissions=["clipboard-read", "clipboard-write"])
     assert not web.testid("status-bar").is_visible()
-    assert web.page.evaluate(
-        "getComputedStyle(document.querySelector('[data-testid=status-bar]')).display"
-    ) == "none"
+    assert (
+        web.page.evaluate(
+            "getComputedStyle(document.querySelector('[data-testid=status-bar]')).display"
+        )
+        == "none"
+    )
     assert not web.testid("copy-link").is_visible()
     web.new_game("balcony", "web-3")
     assert web.testid("status-bar").is_visible()
@@ -131,7 +134,11 @@ def test_rules_panel_and_pile_labels_come_from_the_servers_summaries(open_page: 
     # On the table, each group of piles is labelled with its hint.
     web.new_game("balcony", "web-3")
     hints = games["balcony"]["piles"]
-    for kind, name in (("foundation", "Foundations"), ("tableau", "Tableau"), ("reserve", "Reserve")):
+    for kind, name in (
+        ("foundation", "Foundations"),
+        ("tableau", "Tableau"),
+        ("reserve", "Reserve"),
+    ):
         label = web.testid(f"label-{kind}").inner_text()
         assert label.startswith(name) and hints[kind] in label, label
 
@@ -183,8 +190,10 @@ def test_won_and_stuck_games_say_why_in_words(open_page: Any) -> None:
     game_id = still.client()["gameId"]
     version = play_rest(still, game_id, moves, 0)
     still.wait("([v]) => window.__client.version === v", [version])
-    assert still.testid("outcome-text").inner_text().startswith(
-        "Stuck: No card can go to a foundation and the stock is empty."
+    assert (
+        still.testid("outcome-text")
+        .inner_text()
+        .startswith("Stuck: No card can go to a foundation and the stock is empty.")
     )
     assert still.page.evaluate("document.getAnimations().length") == 0
     assert not still.testid("celebration").is_visible()
@@ -379,7 +388,9 @@ COVERED = """
     for (const part of card.querySelectorAll('.rank, .suit')) {
       const r = part.getBoundingClientRect();
       const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-      if (!hit || hit.closest('.card') !== card) hidden.push(card.dataset.card + ' ' + part.className);
+      if (!hit || hit.closest('.card') !== card) {
+        hidden.push(card.dataset.card + ' ' + part.className);
+      }
     }
   }
   return hidden;
@@ -393,6 +404,7 @@ def test_every_bouquet_and_tableau_card_shows_rank_and_suit(open_page: Any, size
     web = open_page(**options)
     web.new_game("gloucestershire", "web-4")
     web.testid("walkthrough-dismiss").click()
+    web.settle()  # the deal has landed
     web.page.evaluate("window.scrollTo(0, 0)")
     bouquet = web.pile("bouquet")
     bouquet.scroll_into_view_if_needed()
@@ -422,7 +434,8 @@ def test_phone_layout_header_tap_targets_and_card_size(open_page: Any) -> None:
         assert small == [], (game, small)
         piles = web.page.evaluate(
             """() => [...document.querySelectorAll('[data-testid=table] [data-pile]')]
-                 .map((p) => p.getBoundingClientRect()).filter((r) => r.height < 44 || r.width < 30).length"""
+                 .map((p) => p.getBoundingClientRect())
+                 .filter((r) => r.height < 44 || r.width < 30).length"""
         )
         assert piles == 0, game
         if game == "empress_of_italy":
