@@ -294,6 +294,21 @@ def test_double_click_sends_a_card_home(open_page: Any) -> None:
     assert re.fullmatch(r"\d+:\d\d", web.testid("timer").inner_text())
 
 
+def test_double_tap_sends_a_card_home_on_a_phone(open_page: Any) -> None:
+    web = open_page(**PHONE)
+    web.new_game("colorado", "web-1")
+    web.settle()
+    move = next(
+        m for m in web.client()["legalMoves"] if m.startswith("tableau") and ">foundation" in m
+    )
+    card = web.top_card(move.split(">")[0])
+    card.tap()
+    card.tap()
+    web.wait_synced(1)
+    log = httpx.get(f"{web.base_url}/v1/games/{web.client()['gameId']}/log", timeout=5).json()
+    assert log["moves"][0]["move"].startswith(move.split(">")[0] + ">foundation")
+
+
 # -- accessible --------------------------------------------------------------------------------
 
 

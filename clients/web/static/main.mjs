@@ -15,6 +15,7 @@ import {
   pileRows,
   redrawPiles,
   renderTable,
+  updateHints,
 } from './render.mjs';
 import { OutOfSync, applyOps, cardsAt, clone, parseAddress, parseMove } from './view.mjs';
 
@@ -269,10 +270,10 @@ function render(ops = null) {
 function drawTable(table, ops) {
   const options = { compact: PHONE.matches, hints: state.games[state.game]?.piles };
   const drawn = table.dataset.drawn;
-  const now = `${state.gameId}@${viewStamp}|${options.hints ? 'h' : ''}`;
+  const now = `${state.gameId}@${viewStamp}`;
   const current = marks();
   if (drawn === now && redrawPiles(table, state.game, shownView(), current, [], options)) return;
-  if (ops && drawn === `${state.gameId}@${viewStamp - 1}|${options.hints ? 'h' : ''}`) {
+  if (ops && drawn === `${state.gameId}@${viewStamp - 1}`) {
     const before = measure(table, ops);
     const touched = new Set();
     for (const op of ops) {
@@ -1203,7 +1204,7 @@ async function loadGames() {
   try {
     const { games } = await rest('GET', '/v1/games');
     state.games = Object.fromEntries(games.map((game) => [game.name, game]));
-    if (state.view) render();
+    updateHints($('table'), state.games[state.game]?.piles);
   } catch (error) {
     say(`The rules could not be loaded: ${error.message}`, 'error');
   }

@@ -355,19 +355,23 @@ function infoValue(slot, view) {
 function rowLabel(kinds, hints) {
   const node = el('div', 'row-label');
   for (const kind of kinds) {
-    const part = el('span', 'label-part', { 'data-testid': `label-${kind}` });
+    const part = el('span', 'label-part', { 'data-testid': `label-${kind}`, 'data-kind': kind });
     const name = el('b', 'row-name');
     name.textContent = KIND_NAMES[kind] || kind;
-    part.append(name);
-    const hint = hints && hints[kind];
-    if (hint) {
-      const text = el('span', 'row-hint');
-      text.textContent = `: ${hint}`;
-      part.append(text);
-    }
+    const text = el('span', 'row-hint');
+    part.append(name, text);
     node.append(part);
   }
+  if (hints) updateHints(node, hints);
   return node;
+}
+
+/** Fill in the pile labels' one-line rules (they may arrive after the table is drawn). */
+export function updateHints(root, hints) {
+  for (const part of root.querySelectorAll('.label-part')) {
+    const hint = hints && hints[part.dataset.kind];
+    part.querySelector('.row-hint').textContent = hint ? `: ${hint}` : '';
+  }
 }
 
 /**
