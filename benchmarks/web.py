@@ -134,6 +134,7 @@ def page_ready(context: Any, base_url: str, game_id: str, loads: int) -> dict[st
 
 def clicks(context: Any, base_url: str, game: str, moves: int) -> dict[str, Any]:
     page = context.new_page()
+    page.on("pageerror", lambda error: print(f"page error ({game}): {error}", file=sys.stderr))
     page.goto(f"{base_url}/")
     page.wait_for_function("window.__client && window.__client.connection === 'online'")
     page.evaluate("localStorage.setItem('patience.walkthrough-done', '1')")

@@ -449,18 +449,27 @@ function onSubscribed(message) {
   }
   if (state.view !== null && state.version === message.version) checkCaughtUp();
   render();
+  onLive();
+  scheduleAutoPlay();
+}
+
+/** Once the game is drawn and live: what waited for it (it goes first on the network). */
+function onLive() {
+  if (state.view === null || state.caughtUpAt !== null) return;
   noteReady();
   if (leaderboardDue) {
     leaderboardDue = false;
     loadLeaderboard();
   }
-  scheduleAutoPlay();
 }
 
 function onSnapshot(message) {
+  const first = state.view === null;
   takeSnapshot(message.snapshot);
   checkCaughtUp();
-  render();
+  if (first) showOpened(message.snapshot, false);
+  else render();
+  onLive();
   scheduleAutoPlay();
 }
 
@@ -648,15 +657,21 @@ function resetGame() {
   clearTimeout(autoPlayTimer);
 }
 
+/** A game created or resumed over REST: show its snapshot, follow it over the socket. */
 function showGame(snapshot, { deal = false } = {}) {
   resetGame();
-  $('daily-done').hidden = true;
-  closeMenu();
   state.role = Array.isArray(snapshot.legal_moves) ? 'owner' : 'spectator';
   takeSnapshot(snapshot);
+  if (state.socketOpen) subscribe(false);
+  showOpened(snapshot, deal);
+}
+
+/** What follows the first snapshot of a game, from REST or from the socket. */
+function showOpened(snapshot, deal) {
+  $('daily-done').hidden = true;
+  closeMenu();
   if (snapshot.version > 0) state.startedAt = Date.now();
   $('game-select').value = snapshot.game;
-  if (state.socketOpen) subscribe(false);
   const hash = `#/game/${encodeURIComponent(snapshot.id)}`;
   if (location.hash !== hash) history.replaceState(null, '', hash);
   render();
@@ -684,20 +699,16 @@ async function loadStartTime(gameId) {
   }
 }
 
-async function openGame(gameId) {
-  if (gameId === state.gameId && state.view) return;
-  try {
-    const snapshot = await rest('GET', `/v1/games/${encodeURIComponent(gameId)}`, {
-      token: state.player ? state.player.token : undefined,
-    });
-    showGame(snapshot);
-  } catch (error) {
-    if (error.code === 'unauthorized' && state.player) {
-      savePlayer(null);
-      return openGame(gameId);
-    }
-    say(error.code === 'unknown_game' ? 'There is no such game (or it has expired).' : error.message, 'error');
-  }
+/**
+ * Open a game by its id (a link): subscribing without a version brings its snapshot over
+ * the socket (WEBSOCKET.md), as the owner when the socket is authenticated as its player.
+ */
+function openGame(gameId) {
+  if (gameId === state.gameId) return; // open, or on its way
+  resetGame();
+  state.gameId = gameId;
+  if (state.socketOpen) subscribe(false); // else when the socket opens
+  render();
 }
 
 async function startGame(event) {
