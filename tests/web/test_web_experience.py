@@ -424,7 +424,7 @@ def test_every_bouquet_and_tableau_card_shows_rank_and_suit(open_page: Any, size
     bouquet = web.pile("bouquet")
     bouquet.scroll_into_view_if_needed()
     assert web.page.evaluate(COVERED, '[data-pile="bouquet"] > .card') == []
-    playable = web.testid("bouquet-playable")
+    playable = web.testid("pile-bouquet-playable")
     assert playable.is_visible()
     assert web.top_card("bouquet").get_attribute("data-card") == web.client()["view"]["bouquet"][-1]
     web.pile("tableau[7]").scroll_into_view_if_needed()
@@ -454,6 +454,10 @@ def test_phone_layout_header_tap_targets_and_card_size(open_page: Any) -> None:
         )
         assert piles == 0, game
         if game == "empress_of_italy":
+            # The 19-card reserve is fanned in rows too: every card readable.
+            web.settle()
+            web.pile("reserve").scroll_into_view_if_needed()
+            assert web.page.evaluate(COVERED, '[data-pile="reserve"] > .card') == []
             widths = web.page.evaluate(
                 "[...document.querySelectorAll('[data-testid=table] .card[data-card]')]"
                 ".map((c) => c.getBoundingClientRect().width)"

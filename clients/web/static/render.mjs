@@ -87,7 +87,7 @@ const LAYOUTS = {
       depth: 3.6,
       rows: [
         { label: ['stock', 'waste'], slots: [{ pile: 'stock', kind: 'stock' }, { pile: 'waste', kind: 'stack' }, { info: 'base_rank' }] },
-        { label: ['reserve'], slots: [{ pile: 'reserve', kind: 'row', span: 8 }] },
+        { label: ['reserve'], slots: [{ pile: 'reserve', kind: 'fan', span: 8 }] },
         { label: ['foundation'], slots: stacks(0, 8, 'base') },
         { slots: stacks(8, 16, 'base') },
         { label: ['tableau'], slots: columns(0, 6) },
@@ -314,7 +314,7 @@ function pileElement(slot, view, marks) {
     node.append(cardNode);
   });
   if (slot.kind === 'fan' && n > 0) {
-    const mark = el('span', 'playable', { 'aria-hidden': 'true', 'data-testid': 'bouquet-playable', 'data-glyph': 'plays' });
+    const mark = el('span', 'playable', { 'aria-hidden': 'true', 'data-testid': `${testid}-playable`, 'data-glyph': 'plays' });
     mark.style.setProperty('--col', String((n - 1) % BOUQUET_ROW));
     mark.style.setProperty('--line', String(Math.floor((n - 1) / BOUQUET_ROW)));
     node.append(mark);
