@@ -71,10 +71,14 @@ def axe_violations(web: Web) -> list[dict[str, Any]]:
 
 
 def play_rest(web: Web, game_id: str, moves: list[str], version: int) -> int:
-    for move in moves:
-        response = web.rest_move(game_id, move, version)
-        assert response.status_code == 200, (move, response.text)
-        version += 1
+    """Play ``moves`` as the page's player over REST (one kept-alive connection)."""
+    headers = {"Authorization": f"Bearer {web.token()}"}
+    with httpx.Client(base_url=web.base_url, headers=headers, timeout=5) as http:
+        for move in moves:
+            body = {"move": move, "version": version}
+            response = http.post(f"/v1/games/{game_id}/moves", json=body)
+            assert response.status_code == 200, (move, response.text)
+            version += 1
     return version
 
 

@@ -495,7 +495,8 @@ function onPatch(message) {
   dropAhead(true);
   // Drawn ahead: the table shows one move further than `before`, and the patch's piles are
   // redrawn from the server's view (a refill animates; the card moved is already in place).
-  viewStamp += ahead && ahead.version !== message.to ? 2 : 1;
+  // Another move than the one drawn ahead (made elsewhere first): redraw it all.
+  viewStamp += ahead && (ahead.version !== message.to || ahead.move !== message.move) ? 2 : 1;
   state.version = message.to;
   state.status = message.status;
   state.score = message.score;
@@ -899,7 +900,7 @@ function showAhead(move) {
   if (!cards.length) return null;
   const ops = [{ op: 'move', from: parsed.from, to: parsed.to, card: cards[cards.length - 1] }];
   try {
-    state.ahead = { view: applyOps(clone(state.view), ops), version: state.version + 1 };
+    state.ahead = { view: applyOps(clone(state.view), ops), version: state.version + 1, move };
   } catch (error) {
     if (!(error instanceof OutOfSync)) throw error;
     return null;
