@@ -218,12 +218,31 @@ def test_moves_animate_and_reduced_motion_stops_them(open_page: Any) -> None:
             " && a.playState === 'running').length === 0"
         )
         web.testid("walkthrough-dismiss").click()
+        before = web.page.evaluate("window.__client.animations")
         web.play("deal", "button")
-        moving = web.page.evaluate(
-            "document.getAnimations().filter((a) => a.effect && a.effect.target"
-            " && a.effect.target.closest('[data-pile=waste]')).length"
-        )
-        assert (moving > 0) == expect, (reduced, moving)
+        moved = web.page.evaluate("window.__client.animations") - before
+        assert (moved > 0) == expect, (reduced, moved)
+        # A card move flies too (drawn ahead of the server's patch, from its old place).
+        move = next(m for m in web.client()["legalMoves"] if m.startswith("waste>"))
+        before = web.page.evaluate("window.__client.animations")
+        web.play(move, "click")
+        moved = web.page.evaluate("window.__client.animations") - before
+        assert (moved > 0) == expect, (reduced, move, moved)
+
+
+def test_matrimonys_redeal_moves_the_cards_it_gathers(open_page: Any) -> None:
+    web = open_page()
+    web.new_game("matrimony", "web-1")
+    game_id = web.client()["gameId"]
+    version = play_rest(web, game_id, ["deal"] * 6, 0)
+    web.wait_synced(version)
+    web.settle()
+    assert "redeal" in web.client()["legalMoves"]
+    before = web.page.evaluate("window.__client.animations")
+    web.testid("redeal").click()
+    web.wait_synced(version + 1)
+    assert web.page.evaluate("window.__client.animations") > before
+    web.check_agrees(web.token())
 
 
 def test_auto_move_plays_safe_cards_home_one_at_a_time(open_page: Any) -> None:

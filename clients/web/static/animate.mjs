@@ -45,8 +45,12 @@ export function measure(root, ops) {
   return { piles, cards, pileRects, ops };
 }
 
+/** Card animations started since the page loaded (read by the tests via window.__client). */
+export const motion = { played: 0 };
+
 function play(node, dx, dy, duration, delay = 0) {
   if (Math.abs(dx) < 0.5 && Math.abs(dy) < 0.5) return;
+  motion.played += 1;
   node.animate(
     [
       { transform: `translate(${dx}px, ${dy}px)`, zIndex: 400 },

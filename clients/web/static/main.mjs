@@ -3,7 +3,7 @@
 // Networking (net.mjs, view.mjs) stays apart from drawing (render.mjs, animate.mjs) and the
 // panels (panels.mjs); this module keeps the state and turns input into intents (moves).
 
-import { animateDeal, animateFrom, measure, motionAllowed } from './animate.mjs';
+import { animateDeal, animateFrom, measure, motion, motionAllowed } from './animate.mjs';
 import { finishMove, safeMove } from './automove.mjs';
 import { ApiError, Socket, rest, socketUrl } from './net.mjs';
 import { describeMove, formatClock, outcomeText, renderRules, walkthroughText } from './panels.mjs';
@@ -144,6 +144,9 @@ Object.defineProperty(window, '__client', {
     },
     get timings() {
       return clone(state.timings);
+    },
+    get animations() {
+      return motion.played;
     },
   }),
   writable: false,
