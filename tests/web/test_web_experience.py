@@ -454,21 +454,31 @@ def test_every_bouquet_and_tableau_card_shows_rank_and_suit(open_page: Any, size
     assert web.page.evaluate(COVERED, '[data-pile^="tableau"] > .card') == []
 
 
+SMALL_TARGETS = """
+() => [...document.querySelectorAll('button, a, select, input, summary')]
+  .filter((n) => n.offsetParent !== null)
+  // A checkbox is tapped through its label.
+  .map((n) => n.type === 'checkbox' ? n.closest('label') : n)
+  .map((n) => [n.dataset.testid || n.textContent.trim(), n.getBoundingClientRect()])
+  .filter(([, r]) => r.height < 44 || r.width < 44)
+  .map(([name, r]) => `${name} ${Math.round(r.width)}x${Math.round(r.height)}`)
+"""
+
+
 def test_phone_layout_header_tap_targets_and_card_size(open_page: Any) -> None:
     web = open_page(**PHONE)
+    assert web.page.evaluate(SMALL_TARGETS) == [], "landing page"
+    web.screenshot("landing-phone")
     for game in GAMES:
         web.new_game(game, "web-1")
         header = web.testid("header").bounding_box()
         assert header is not None and header["height"] <= 0.15 * 844, (game, header)
-        small = web.page.evaluate(
-            """() => [...document.querySelectorAll('button, a, select, input, summary')]
-                 .filter((n) => n.offsetParent !== null)
-                 // A checkbox is tapped through its label.
-                 .map((n) => n.type === 'checkbox' ? n.closest('label') : n)
-                 .map((n) => [n.dataset.testid || n.textContent.trim(), n.getBoundingClientRect()])
-                 .filter(([, r]) => r.height < 44 || r.width < 44)
-                 .map(([name, r]) => `${name} ${Math.round(r.width)}x${Math.round(r.height)}`)"""
-        )
+        # The menu folds away; opened, its controls are as easy to tap.
+        web.open_menu()
+        assert web.page.evaluate(SMALL_TARGETS) == [], (game, "menu open")
+        web.page.keyboard.press("Escape")
+        web.testid("game-select").wait_for(state="hidden")
+        small = web.page.evaluate(SMALL_TARGETS)
         assert small == [], (game, small)
         piles = web.page.evaluate(
             """() => [...document.querySelectorAll('[data-testid=table] [data-pile]')]
