@@ -55,7 +55,7 @@ const state = {
   socketOpen: false,
   caughtUpAt: null, // version the current subscription must reach to be in sync
   selected: null, // pile address chosen as a move's source
-  ahead: null, // {view, version}: a legal card move drawn before the server's patch
+  ahead: null, // {view, version, move}: a legal card move drawn before the server's patch
   message: null, // {text, kind}
   focus: null, // the pile address the keyboard is on (the table's one tab stop)
   games: {}, // name -> GET /v1/games entry (summary and pile hints: the rules' one source)
@@ -492,12 +492,11 @@ function onPatch(message) {
     return;
   }
   if (message.redeals_left !== undefined) view.redeals_left = message.redeals_left;
-  const before = state.view;
   state.view = view;
   const ahead = state.ahead;
   dropAhead(true);
-  // Drawn ahead: the table shows one move further than `before`, and the patch's piles are
-  // redrawn from the server's view (a refill animates; the card moved is already in place).
+  // Drawn ahead: the table already shows this move, and the patch's piles are redrawn from
+  // the server's view (a refill animates; the card moved is already in place).
   // Another move than the one drawn ahead (made elsewhere first): redraw it all.
   viewStamp += ahead && (ahead.version !== message.to || ahead.move !== message.move) ? 2 : 1;
   state.version = message.to;
@@ -510,7 +509,7 @@ function onPatch(message) {
   checkLegalMoves();
   render(message.ops);
   noteTiming('confirmed');
-  const said = describeMove(message.move, message.ops, before, view, pileName, cardName);
+  const said = describeMove(message.move, message.ops, view);
   const outcome = playing() ? '' : ` ${outcomeText(state.game, state.status, view, state.score, CARDS[state.game])}`;
   announce(`${said}${outcome}`);
   if (state.status !== 'playing' && state.daily) loadLeaderboard();

@@ -1,7 +1,7 @@
 // Words for the player: the rules panel, the walkthrough, what a move did, why a game ended.
 // Pure functions of a view (and DOM filling for the rules panel); no networking here.
 
-import { KIND_NAMES, pileCards } from './render.mjs';
+import { KIND_NAMES, cardName, pileCards, pileName } from './render.mjs';
 
 /** "m:ss", or "h:mm:ss" from an hour on. */
 export function formatClock(ms) {
@@ -39,19 +39,11 @@ export function walkthroughText(game, view, move) {
   }
   const cards = move.from === 'stock' ? [view.stock?.top].filter(Boolean) : pileCards(view, move.from);
   const card = cards.length ? cards[cards.length - 1] : null;
-  const name = card ? cardText(card) : 'the top card';
+  const name = card ? `the ${cardName(card)}` : 'the top card';
   return (
     `Your first game: try moving ${name} from ${place(move.from)} to ${place(move.to)} (both marked). ` +
     'Click it, then click where it goes, or drag it. Rules explains the piles.'
   );
-}
-
-const SUIT_WORDS = { C: 'clubs', D: 'diamonds', H: 'hearts', S: 'spades' };
-const RANK_WORDS = { A: 'ace', J: 'jack', Q: 'queen', K: 'king' };
-
-function cardText(card) {
-  const m = /^(A|[2-9]|10|J|Q|K)([CDHS])$/.exec(card);
-  return m ? `the ${RANK_WORDS[m[1]] || m[1]} of ${SUIT_WORDS[m[2]]}` : card;
 }
 
 function place(address) {
@@ -61,7 +53,7 @@ function place(address) {
 }
 
 /** What a patch did, for screen readers: "Moved 7 of hearts from Tableau 3 to Foundation 2." */
-export function describeMove(move, ops, before, after, pileName, cardName) {
+export function describeMove(move, ops, after) {
   if (move === 'deal') {
     const dealt = ops.filter((op) => op.op === 'move').map((op) => `${cardName(op.card)} to ${pileName(op.to)}`);
     return dealt.length ? `Dealt ${dealt.join(', ')}.` : 'Dealt.';

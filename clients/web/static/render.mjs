@@ -2,7 +2,7 @@
 // Every pile element has data-pile="<address>" and every card data-card="<card text>".
 // Rendering takes a view and marks and emits nothing: input is main.mjs's business.
 
-import { cardInfo, cardLabel } from './view.mjs';
+import { cardInfo } from './view.mjs';
 
 const RANK_NAMES = { A: 'ace', J: 'jack', Q: 'queen', K: 'king' };
 const SUIT_NAMES = { C: 'clubs', D: 'diamonds', H: 'hearts', S: 'spades' };
@@ -408,4 +408,3 @@ export function renderTable(root, game, view, marks, { compact = false, hints = 
   }
 }
 
-export { cardLabel };
