@@ -196,10 +196,10 @@ async def bench_reads(redis: Redis, entries: int, reads: int) -> dict[str, Any]:
     results: dict[str, Any] = {"entries": entries, "reads": reads, "fill_s": fill_s}
 
     async def top() -> None:
-        assert len(await boards.top(BOARD_GAME, BOARD_DATE, 100)) == 100
+        assert len(await boards.top(BOARD_GAME, BOARD_DATE, 100, None, True)) == 100
 
     async def around() -> None:
-        rank, near = await boards.around(BOARD_GAME, BOARD_DATE, rng.choice(players), 5)
+        rank, near = await boards.around(BOARD_GAME, BOARD_DATE, rng.choice(players), 5, True)
         assert rank is not None and 6 <= len(near) <= 11
 
     for name, run in (("top_100", top), ("around_5", around)):

@@ -101,10 +101,20 @@ def choose(legal: list[str], last: str | None) -> str | None:
     return (home or cards or [None])[0]
 
 
-SYNCED = """() => { const c = window.__client; return c.connection === 'online'
-  && c.pending === null && c.view !== null && c.legalMoves !== null; }"""
-SETTLED = """() => document.getAnimations().every((a) => a instanceof CSSAnimation
+SYNCED = """(() => { const c = window.__client; return c.connection === 'online'
+  && c.pending === null && c.view !== null && c.legalMoves !== null; })()"""
+SETTLED = """document.getAnimations().every((a) => a instanceof CSSAnimation
   || a.playState !== 'running')"""
+
+
+def wait(page: Any, expression: str, arg: Any = None, timeout: float = 30.0) -> None:
+    """Until ``expression`` is true, polled with ``page.evaluate``: the page's
+    Content-Security-Policy forbids the in-page eval behind ``wait_for_function``."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression, arg):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"not true within {timeout} s: {expression}")
+        page.wait_for_timeout(5)
 
 
 def page_ready(context: Any, base_url: str, game_id: str, loads: int) -> dict[str, Any]:
@@ -112,9 +122,7 @@ def page_ready(context: Any, base_url: str, game_id: str, loads: int) -> dict[st
     for _ in range(loads + 1):
         page = context.new_page()
         page.goto(f"{base_url}/#/game/{game_id}")
-        page.wait_for_function(
-            "window.__client && window.__client.timings.ready !== null", timeout=10000
-        )
+        wait(page, "window.__client && window.__client.timings.ready !== null")
         ready.append(page.evaluate("window.__client.timings.ready"))
         page.close()
     landing: list[float] = []
@@ -136,19 +144,19 @@ def clicks(context: Any, base_url: str, game: str, moves: int) -> dict[str, Any]
     page = context.new_page()
     page.on("pageerror", lambda error: print(f"page error ({game}): {error}", file=sys.stderr))
     page.goto(f"{base_url}/")
-    page.wait_for_function("window.__client && window.__client.connection === 'online'")
+    wait(page, "window.__client && window.__client.connection === 'online'")
     page.evaluate("localStorage.setItem('patience.walkthrough-done', '1')")
     page.locator('[data-testid="game-select"]').select_option(game)
     page.locator('[data-testid="seed-input"]').fill(SEEDS[game])
     page.locator('[data-testid="new-game"]').click()
-    page.wait_for_function("([g]) => window.__client.game === g", arg=[game])
+    wait(page, "([g]) => window.__client.game === g", [game])
     last = None
     played = 0
     for _ in range(moves * 3):
         if played >= moves:
             break
-        page.wait_for_function(SYNCED)
-        page.wait_for_function(SETTLED)
+        wait(page, SYNCED)
+        wait(page, SETTLED)
         client = page.evaluate(
             "({legal: window.__client.legalMoves, status: window.__client.status})"
         )
@@ -168,7 +176,7 @@ def clicks(context: Any, base_url: str, game: str, moves: int) -> dict[str, Any]
             page.locator(f'[data-pile="{target}"]').click()
             played += 1
             last = move
-        page.wait_for_function("([v]) => window.__client.version > v", arg=[version])
+        wait(page, "([v]) => window.__client.version > v", [version])
     timings = page.evaluate("window.__client.timings.clicks")
     page.close()
     select = [t["ms"] for t in timings if t["kind"] == "select"]

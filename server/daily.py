@@ -58,8 +58,12 @@ def opens_ms(date: str) -> int:
     return int(start.timestamp() * 1000)
 
 
+def closes_ms(date: str) -> int:
+    return opens_ms(date) + DAY_MS
+
+
 def is_closed(date: str, now_ms: int) -> bool:
-    return now_ms >= opens_ms(date) + DAY_MS
+    return now_ms >= closes_ms(date)
 
 
 def challenge(secret: bytes, game: str, date: str, now_ms: int) -> dict[str, object]:

@@ -19,7 +19,7 @@ import msgpack
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from server import store
+from server import metrics, store
 
 log = logging.getLogger("server.hub")
 
@@ -102,8 +102,10 @@ class Hub:
             frame = message["data"]
             header = msgpack.unpackb(frame)
             patch = (header["from"], header["to"], frame)
-            for listener in list(self._listeners.get(game_id, ())):
+            listeners = list(self._listeners.get(game_id, ()))
+            for listener in listeners:
                 listener(game_id, patch)
+            metrics.patches_fanned_out(len(listeners))
 
     def _resync_all(self) -> None:
         for game_id, listeners in list(self._listeners.items()):

@@ -14,6 +14,8 @@ import hmac
 TOKEN_SIGNING = "solitaire/token-signing/v1"
 #: Derives daily seeds (``server.daily``).
 DAILY_SEED = "solitaire/daily-seed/v1"
+#: Derives the game id of a player's ranked attempt from its game, day and player.
+DAILY_GAME_ID = "solitaire/daily-game-id/v1"
 #: Keys the per-day hashes of client addresses and install ids of ranked attempts.
 SCOUTING_TRACE = "solitaire/scouting-trace/v1"
 

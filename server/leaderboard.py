@@ -1,36 +1,64 @@
 """Daily leaderboards in Redis sorted sets (``protocol/DAILY.md``).
 
-One board per game per day.  Every member has score 0 and sorts by its
-text (Redis orders equal scores lexicographically), which encodes the
-ranking order as fixed-width fields, best first::
+One board per game per day, with an entry for every ranked attempt from its
+start: a playing attempt's entry follows its score, an ended one's is final.
+Every member has score 0 and sorts by its text (Redis orders equal scores
+lexicographically), which encodes the ranking order as fixed-width fields,
+best first::
 
     <999 - score:03d>.<0 if won else 1>.<moves:08d>.<elapsed_ms:012d>.<finished_at:013d>.<player_id>
 
 So: more cards on the foundations first; then a win before a non-win; then
-fewer moves; then less elapsed time (from the attempt's start to its end);
-then the earlier finish.  The player id only
-makes members unique.  ``ZRANK`` gives a player's rank in O(log N).
+fewer moves; then less elapsed time; then the earlier finish (an attempt not
+finished counts as finishing last).  The player id only makes members unique.
+``ZRANK`` gives a player's rank in O(log N).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from redis.asyncio import Redis
+from redis.exceptions import NoScriptError
 
-# KEYS: board, entries.  ARGV: member, player id, entry JSON.
-# An entry is written once: a ranked game ends once.
+#: Entry statuses: an attempt still on, or how it ended.  Publicly a ``playing`` entry
+#: of a closed day reads ``closed`` (the close ended it).
+STATUSES = ("playing", "won", "stuck", "resigned")
+#: The finish time that sorts after every real one (an attempt that has not finished).
+NOT_FINISHED = 10**13 - 1
+
+# KEYS: board, entries.  ARGV: member, player id, entry JSON (with its member), moves,
+# ended ('1' or '0'), ttl.  A playing entry is replaced by one made after more moves, or
+# by the attempt's end; an ended entry is final.
 RECORD_SCRIPT = """
-if redis.call('HSETNX', KEYS[2], ARGV[2], ARGV[3]) == 0 then return 0 end
+local old = redis.call('HGET', KEYS[2], ARGV[2])
+if old then
+  local entry = cjson.decode(old)
+  if entry.status ~= 'playing' then return 0 end
+  local moves = tonumber(ARGV[4])
+  if moves < entry.moves or (moves == entry.moves and ARGV[5] == '0') then return 0 end
+  redis.call('ZREM', KEYS[1], entry.member)
+end
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
 redis.call('ZADD', KEYS[1], 0, ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[6])
+redis.call('EXPIRE', KEYS[2], ARGV[6])
 return 1
 """
 
 
 @dataclass(frozen=True)
 class Entry:
+    """A ranked attempt on its day's board.
+
+    For an ended attempt ``moves`` and ``elapsed_ms`` (from its start) are those of
+    its end; for one still playing, those at which it reached its score, and
+    ``finished_at`` is 0.
+    """
+
     player_id: str
     game_id: str
     score: int
@@ -38,27 +66,47 @@ class Entry:
     moves: int
     elapsed_ms: int
     finished_at: int
+    status: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.status:  # an entry written before entries had a status: an ended one
+            object.__setattr__(self, "status", "won" if self.won else "resigned")
+
+    @property
+    def ended(self) -> bool:
+        return self.status != "playing"
 
     def member(self) -> str:
+        finished = self.finished_at if self.ended else NOT_FINISHED
         return (
             f"{999 - self.score:03d}.{0 if self.won else 1}.{self.moves:08d}."
-            f"{self.elapsed_ms:012d}.{self.finished_at:013d}.{self.player_id}"
+            f"{self.elapsed_ms:012d}.{finished:013d}.{self.player_id}"
         )
 
-    def public(self, rank: int) -> dict[str, Any]:
+    def public(self, rank: int, linked: bool, day_closed: bool) -> dict[str, Any]:
+        """The entry as the routes show it; ``linked``: with its game's id and replay
+        (not for others while the day is open: that would show them the deal)."""
         # Field by field, not dataclasses.asdict (which deep-copies every value): that
         # was some 40 % of the CPU time of a top(100) read.
+        status = "closed" if day_closed and not self.ended else self.status
         return {
             "rank": rank,
             "player_id": self.player_id,
-            "game_id": self.game_id,
+            "game_id": self.game_id if linked else None,
+            "status": status,
             "score": self.score,
             "won": self.won,
             "moves": self.moves,
             "elapsed_ms": self.elapsed_ms,
-            "finished_at": self.finished_at,
-            "replay": f"/v1/games/{self.game_id}/replay",
+            "finished_at": self.finished_at if self.ended else None,
+            "replay": f"/v1/games/{self.game_id}/replay" if linked else None,
         }
+
+    @classmethod
+    def from_json(cls, text: bytes | str) -> Entry:
+        fields = json.loads(text)
+        fields.pop("member", None)
+        return cls(**fields)
 
 
 def board_keys(game: str, date: str) -> list[str]:
@@ -74,44 +122,62 @@ def player_of_member(member: bytes | str) -> str:
 class Leaderboards:
     def __init__(self, redis: Redis) -> None:
         self.redis: Any = redis
-        self._record = redis.register_script(RECORD_SCRIPT)
+        self._record_sha = hashlib.sha1(RECORD_SCRIPT.encode()).hexdigest()
 
     async def record(self, game: str, date: str, entry: Entry, ttl: int) -> bool:
-        """Add a finished ranked game; False if the player already has an entry."""
+        """Add or update a ranked attempt's entry (one round trip); False when the
+        board has it already as it is or later (an ended attempt's entry is final)."""
+        member = entry.member()
+        value = json.dumps({**asdict(entry), "member": member})
+        ended = "1" if entry.ended else "0"
         keys = board_keys(game, date)
-        added = await self._record(
-            keys=keys, args=[entry.member(), entry.player_id, json.dumps(asdict(entry))]
-        )
-        for key in keys:
-            await self.redis.expire(key, ttl)
-        return bool(added)
+        command = ("EVALSHA", self._record_sha, len(keys), *keys)
+        args = (member, entry.player_id, value, entry.moves, ended, ttl)
+        # EVALSHA straight through execute_command, as the move script (server/store.py).
+        try:
+            return bool(await self.redis.execute_command(*command, *args))
+        except NoScriptError:
+            await self.redis.script_load(RECORD_SCRIPT)
+            return bool(await self.redis.execute_command(*command, *args))
 
     async def _entries(
-        self, game: str, date: str, members: list[bytes], first_rank: int
+        self,
+        game: str,
+        date: str,
+        members: list[bytes],
+        first_rank: int,
+        viewer: str | None,
+        day_closed: bool,
     ) -> list[dict[str, Any]]:
         if not members:
             return []
         players = [player_of_member(member) for member in members]
         values = await self.redis.hmget(board_keys(game, date)[1], players)
-        return [
-            Entry(**json.loads(value)).public(first_rank + offset)
+        entries = [
+            (first_rank + offset, Entry.from_json(value))
             for offset, value in enumerate(values)
             if value is not None
         ]
+        return [
+            entry.public(rank, day_closed or entry.player_id == viewer, day_closed)
+            for rank, entry in entries
+        ]
 
-    async def top(self, game: str, date: str, limit: int) -> list[dict[str, Any]]:
+    async def top(
+        self, game: str, date: str, limit: int, viewer: str | None, day_closed: bool
+    ) -> list[dict[str, Any]]:
         members = await self.redis.zrange(board_keys(game, date)[0], 0, limit - 1)
-        return await self._entries(game, date, members, 1)
+        return await self._entries(game, date, members, 1, viewer, day_closed)
 
     async def size(self, game: str, date: str) -> int:
         return int(await self.redis.zcard(board_keys(game, date)[0]))
 
     async def entry(self, game: str, date: str, player_id: str) -> Entry | None:
         value = await self.redis.hget(board_keys(game, date)[1], player_id)
-        return None if value is None else Entry(**json.loads(value))
+        return None if value is None else Entry.from_json(value)
 
     async def around(
-        self, game: str, date: str, player_id: str, radius: int
+        self, game: str, date: str, player_id: str, radius: int, day_closed: bool
     ) -> tuple[int | None, list[dict[str, Any]]]:
         """A player's rank (1-based) and the entries within ``radius`` of it."""
         entry = await self.entry(game, date, player_id)
@@ -123,4 +189,5 @@ class Leaderboards:
             return None, []
         start = max(0, index - radius)
         members = await self.redis.zrange(board, start, index + radius)
-        return index + 1, await self._entries(game, date, members, start + 1)
+        entries = await self._entries(game, date, members, start + 1, player_id, day_closed)
+        return index + 1, entries

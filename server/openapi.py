@@ -44,6 +44,15 @@ SCHEMAS: dict[str, Any] = {
                     "field": {"type": "string"},
                     "version": {"type": "integer", "description": "current version (stale)"},
                     "reason_code": {"type": "string", "description": "engine's reason"},
+                    "closes": {
+                        "type": "integer",
+                        "description": "Unix ms of the day's close (daily_open, daily_closed)",
+                    },
+                    "eligible_at": {
+                        "type": "integer",
+                        "description": "Unix ms from which the account may play ranked "
+                        "(account_too_new)",
+                    },
                 },
             }
         },
@@ -98,13 +107,17 @@ SCHEMAS: dict[str, Any] = {
     },
     "Log": {
         "type": "object",
-        "required": ["game_id", "game", "status", "version", "seed", "moves"],
+        "required": ["game_id", "game", "status", "version", "seed", "moves", "next"],
         "properties": {
             "game_id": {"type": "string"},
             "game": {"type": "string"},
             "status": {"type": "string"},
             "version": {"type": "integer"},
             "seed": {"type": ["string", "null"], "description": "null while the game is on"},
+            "next": {
+                "type": ["string", "null"],
+                "description": "the cursor of the next page (pass as ?after=); null on the last",
+            },
             "moves": {
                 "type": "array",
                 "items": {
@@ -148,16 +161,22 @@ SCHEMAS["Challenge"] = {
 }
 SCHEMAS["LeaderboardEntry"] = {
     "type": "object",
+    "description": "protocol/DAILY.md; while the day is open only the caller's own entry "
+    "has game_id and replay",
     "properties": {
         "rank": {"type": "integer"},
         "player_id": {"type": "string"},
-        "game_id": {"type": "string"},
+        "game_id": {"type": ["string", "null"]},
+        "status": {"enum": ["playing", "won", "stuck", "resigned", "closed"]},
         "score": {"type": "integer"},
         "won": {"type": "boolean"},
         "moves": {"type": "integer"},
         "elapsed_ms": {"type": "integer"},
-        "finished_at": {"type": "integer"},
-        "replay": {"type": "string", "description": "path of the game's replay export"},
+        "finished_at": {"type": ["integer", "null"], "description": "null until it ended"},
+        "replay": {
+            "type": ["string", "null"],
+            "description": "path of the game's replay export",
+        },
     },
 }
 SCHEMAS["Replay"] = {
@@ -206,9 +225,11 @@ def _leaderboard(entries_description: str) -> dict[str, Any]:
 DAILY_PATHS: dict[str, Any] = {
     "/v1/games/{id}/replay": {
         "get": {
-            "summary": "The replay export (seed once revealable)",
+            "summary": "The replay export (seed once revealable; an open day's ranked game: "
+            "its player only)",
             "parameters": [GAME_ID],
-            "responses": {"200": _body(_ref("Replay"), "the export"), **_errors(404)},
+            "security": OPTIONAL_AUTH,
+            "responses": {"200": _body(_ref("Replay"), "the export"), **_errors(401, 403, 404)},
         }
     },
     "/v1/daily/{game}": {
@@ -219,9 +240,20 @@ DAILY_PATHS: dict[str, Any] = {
         },
         "post": {
             "summary": "Start (or resume) the caller's one ranked attempt at today's challenge",
-            "parameters": [GAME_NAME],
+            "parameters": [
+                GAME_NAME,
+                {
+                    "name": "X-Install-Id",
+                    "in": "header",
+                    "description": "the client's install id; only a keyed hash is stored",
+                    "schema": {"type": "string", "maxLength": 128},
+                },
+            ],
             "security": SECURED,
-            "responses": {"200": _body(_ref("Snapshot"), "the ranked game"), **_errors(401, 404)},
+            "responses": {
+                "200": _body(_ref("Snapshot"), "the ranked game"),
+                **_errors(400, 401, 403, 404, 503),
+            },
         },
     },
     "/v1/daily/{game}/{date}": {
@@ -233,7 +265,8 @@ DAILY_PATHS: dict[str, Any] = {
     },
     "/v1/leaderboards/{game}/{date}": {
         "get": {
-            "summary": "The top of a day's leaderboard",
+            "summary": "The top of a day's leaderboard (game links once the day closed)",
+            "security": OPTIONAL_AUTH,
             "parameters": [
                 GAME_NAME,
                 DATE,
@@ -245,7 +278,7 @@ DAILY_PATHS: dict[str, Any] = {
             ],
             "responses": {
                 "200": _body(_leaderboard("best first"), "the board"),
-                **_errors(400, 404),
+                **_errors(400, 401, 404),
             },
         }
     },
@@ -337,7 +370,8 @@ SCHEMAS["Verdict"] = {
 AUDIT_PATHS: dict[str, Any] = {
     "/v1/audit": {
         "post": {
-            "summary": "Audit a replay export, or a stored game by id (body up to 4 MiB)",
+            "summary": "Audit a replay export, or a stored game by id (body up to 4 MiB; an "
+            "open day's ranked game: its player only)",
             "requestBody": _body(
                 {
                     "oneOf": [
@@ -352,9 +386,10 @@ AUDIT_PATHS: dict[str, Any] = {
                 },
                 "an export, or the id of a stored game",
             ),
+            "security": SECURED,
             "responses": {
                 "200": _body(_ref("Verdict"), "the verdict (passed or not)"),
-                **_errors(400, 404, 413, 415),
+                **_errors(400, 401, 403, 404, 413, 415, 503),
             },
         }
     },
@@ -362,7 +397,7 @@ AUDIT_PATHS: dict[str, Any] = {
 
 
 def openapi_document() -> dict[str, Any]:
-    return {
+    document: dict[str, Any] = {
         "openapi": "3.1.0",
         "info": {
             "title": "Solitaire game server",
@@ -394,6 +429,12 @@ def openapi_document() -> dict[str, Any]:
             "/openapi.json": {
                 "get": {"summary": "This document", "responses": {"200": {"description": "ok"}}}
             },
+            "/metrics": {
+                "get": {
+                    "summary": "Prometheus metrics of every worker (text exposition format)",
+                    "responses": {"200": {"description": "the metrics"}},
+                }
+            },
             "/v1/players": {
                 "post": {
                     "summary": "Create an anonymous player and its bearer token (30 days)",
@@ -416,7 +457,8 @@ def openapi_document() -> dict[str, Any]:
                     },
                 },
                 "post": {
-                    "summary": "Start a casual game (random seed unless given)",
+                    "summary": "Start a casual game (random seed unless given), or practise a "
+                    "closed day's challenge (daily)",
                     "security": SECURED,
                     "requestBody": _body(
                         {
@@ -426,22 +468,31 @@ def openapi_document() -> dict[str, Any]:
                             "properties": {
                                 "game": {"type": "string", "enum": list(GAME_NAMES)},
                                 "seed": {"type": "string", "pattern": "^[A-Za-z0-9._:-]{1,128}$"},
+                                "daily": {
+                                    "type": "string",
+                                    "format": "date",
+                                    "description": "a closed day: deal its challenge, unranked",
+                                },
                             },
                         },
                         "the game to start",
                     ),
                     "responses": {
                         "201": _body(_ref("Snapshot"), "the new game"),
-                        **_errors(400, 401, 404, 413, 415),
+                        **_errors(400, 401, 403, 404, 413, 415),
                     },
                 },
             },
             "/v1/games/{id}": {
                 "get": {
-                    "summary": "A game's snapshot (legal_moves for its owner only)",
+                    "summary": "A game's snapshot (legal_moves for its owner only; an open "
+                    "day's ranked game: its player only)",
                     "parameters": [GAME_ID],
                     "security": OPTIONAL_AUTH,
-                    "responses": {"200": _body(_ref("Snapshot"), "the game"), **_errors(401, 404)},
+                    "responses": {
+                        "200": _body(_ref("Snapshot"), "the game"),
+                        **_errors(401, 403, 404),
+                    },
                 }
             },
             "/v1/games/{id}/moves": {
@@ -493,12 +544,41 @@ def openapi_document() -> dict[str, Any]:
             },
             "/v1/games/{id}/log": {
                 "get": {
-                    "summary": "The moves with their times and versions (seed once over)",
-                    "parameters": [GAME_ID],
-                    "responses": {"200": _body(_ref("Log"), "the log"), **_errors(404)},
+                    "summary": "One page of the moves with their times and versions (seed "
+                    "once over; an open day's ranked game: its player only)",
+                    "parameters": [
+                        GAME_ID,
+                        {
+                            "name": "after",
+                            "in": "query",
+                            "description": "the previous page's next cursor",
+                            "schema": {"type": "string", "pattern": "^[0-9]{1,20}-[0-9]{1,20}$"},
+                        },
+                        {
+                            "name": "limit",
+                            "in": "query",
+                            "schema": {
+                                "type": "integer",
+                                "minimum": 1,
+                                "maximum": 1000,
+                                "default": 1000,
+                            },
+                        },
+                    ],
+                    "security": OPTIONAL_AUTH,
+                    "responses": {
+                        "200": _body(_ref("Log"), "the page"),
+                        **_errors(400, 401, 403, 404),
+                    },
                 }
             },
             **DAILY_PATHS,
             **AUDIT_PATHS,
         },
     }
+    # Every /v1 route draws on the rate limits (README.md, "Limits").
+    for path, operations in document["paths"].items():
+        if path.startswith("/v1/"):
+            for operation in operations.values():
+                operation["responses"].update(_errors(429))
+    return document

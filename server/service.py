@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
+import base64
 import dataclasses
+import hashlib
+import hmac
 import secrets
 import time
 from collections import OrderedDict
@@ -12,8 +14,9 @@ from typing import Any
 
 from protocol import chain
 from protocol.rng import InvalidSeed, random_seed, validate_seed
-from server import auth, daily
+from server import auth, daily, keys
 from server.codec import pack
+from server.config import Limits
 from server.errors import ApiError
 from server.leaderboard import Entry, Leaderboards
 from server.rules import (
@@ -33,6 +36,8 @@ REPLAY_FORMAT = "solitaire-replay/1"
 CACHE_SIZE = 10_000
 #: Largest ``client_time`` taken (the largest msgpack signed integer).
 MAX_CLIENT_TIME = 2**63 - 1
+#: Longest client-supplied install id (``X-Install-Id``), in characters.
+MAX_INSTALL_ID = 128
 
 
 def now_ms() -> int:
@@ -77,6 +82,23 @@ def patch_message(
     return message
 
 
+def daily_game_id(secret: bytes, name: str, date: str, player_id: str) -> str:
+    """The id of the player's ranked game of the day: the same at every try, so a retried
+    start finds (or recreates) the same game; unguessable without the secret."""
+    key = keys.derive_key(secret, keys.DAILY_GAME_ID)
+    digest = hmac.new(key, f"{name}:{date}:{player_id}".encode(), hashlib.sha256).digest()
+    return "g_" + base64.urlsafe_b64encode(digest[:12]).decode()
+
+
+def scouting_hash(secret: bytes, date: str, kind: str, value: str | None) -> str:
+    """The per-day keyed hash of a client address or install id ("" for none): equal
+    values of one day match, nothing else can be learnt from it (``DAILY.md``)."""
+    if not value:
+        return ""
+    key = keys.derive_key(secret, keys.SCOUTING_TRACE)
+    return hmac.new(key, f"{date}:{kind}:{value}".encode(), hashlib.sha256).hexdigest()
+
+
 def check_game_name(name: object) -> str:
     if not isinstance(name, str) or name not in GAMES:
         raise ApiError("unknown_game_name", f"unknown game {str(name)[:40]!r}")
@@ -84,12 +106,22 @@ def check_game_name(name: object) -> str:
 
 
 class GameService:
-    def __init__(self, store: Store, secret: bytes, clock: Callable[[], int] = now_ms) -> None:
+    def __init__(
+        self,
+        store: Store,
+        secret: bytes,
+        clock: Callable[[], int] = now_ms,
+        ranked_min_account_age: int = 0,
+    ) -> None:
         self.store = store
         #: Unix ms; tests move it to close a day.
         self.clock = clock
+        #: Seconds an account must exist before it may start a ranked attempt (0: none).
+        self.ranked_min_account_age = ranked_min_account_age
         self.leaderboards = Leaderboards(store.redis)
         self.secret = secret
+        #: Moves a game takes before only ``resign`` is (README.md, "Limits").
+        self.max_moves_per_game = Limits.max_moves_per_game
         # game id -> (stored record, decoded game at that record's version)
         self._cache: OrderedDict[str, tuple[StoredGame, Game]] = OrderedDict()
 
@@ -108,20 +140,55 @@ class GameService:
 
     # -- games --------------------------------------------------------------
 
-    async def create_game(self, owner: str, name: object, seed: object) -> dict[str, Any]:
-        """Start a casual game (a random seed unless one is given)."""
-        if seed is None:
+    async def create_game(
+        self, owner: str, name: object, seed: object, practice: str | None = None
+    ) -> dict[str, Any]:
+        """Start a casual game: a random seed unless one is given, or the deal of the
+        closed day ``practice`` (unranked practice of a past daily challenge)."""
+        name = check_game_name(name)
+        if practice is not None:
+            if seed is not None:
+                raise ApiError(
+                    "invalid_field", "give a seed or a daily date, not both", field="seed"
+                )
+            seed = self.closed_daily_seed(name, practice)
+        elif seed is None:
             seed = random_seed()
         try:
             seed = validate_seed(seed)  # type: ignore[arg-type]
         except InvalidSeed as error:
             raise ApiError("invalid_seed", str(error)) from None
-        stored, game = await self._deal(new_game_id(), owner, check_game_name(name), seed)
+        stored, game = await self._deal(new_game_id(), owner, name, seed)
         return snapshot(stored, game, owner)
 
+    def closed_daily_seed(self, name: str, date: str) -> str:
+        """The seed of a day's challenge once the day has closed (it is public then)."""
+        now = self.clock()
+        try:
+            opens = daily.opens_ms(date)
+        except ApiError:
+            raise ApiError("invalid_field", "daily is a date (YYYY-MM-DD)", field="daily") from None
+        if now < opens:
+            raise ApiError("not_open", f"the {date} challenge has not opened yet")
+        if not daily.is_closed(date, now):
+            closes = daily.closes_ms(date)
+            raise ApiError(
+                "daily_open", f"the {date} challenge is open until {closes}", closes=closes
+            )
+        return daily.daily_seed(self.secret, name, date)
+
     async def _deal(
-        self, game_id: str, owner: str, name: str, seed: str, daily: str = ""
+        self,
+        game_id: str,
+        owner: str,
+        name: str,
+        seed: str,
+        daily: str = "",
+        client_hash: str = "",
+        install_hash: str = "",
     ) -> tuple[StoredGame, Game]:
+        """Deal and store a new game; a game already stored under ``game_id`` (a retried
+        daily start) is returned as it is instead."""
         game = new_game(name, seed)
         deal_hash = game.state_hash()
         now = self.clock()
@@ -142,10 +209,12 @@ class GameService:
             updated_at=now,
             # Some deals are stuck before any move (about 1 in 20 Gloucestershire deals).
             finished_at=now if game.is_over else 0,
+            client_hash=client_hash,
+            install_hash=install_hash,
         )
-        await self.store.create_game(stored)
-        if stored.ranked and game.is_over:
-            await self._record_ranked(stored, game)
+        if not await self.store.create_game(stored):
+            stored = await self.load(game_id)
+            game = load_game(stored.state)
         return stored, game
 
     # -- daily challenges -----------------------------------------------------
@@ -154,38 +223,83 @@ class GameService:
         now = self.clock()
         return daily.challenge(self.secret, check_game_name(name), date or daily.today(now), now)
 
-    async def start_daily(self, player_id: str, name: object) -> dict[str, Any]:
-        """The player's one ranked attempt at today's challenge, started or resumed."""
+    async def start_daily(
+        self,
+        player_id: str,
+        name: object,
+        client_address: str | None = None,
+        install_id: str | None = None,
+    ) -> dict[str, Any]:
+        """The player's one ranked attempt at today's challenge, started or resumed.
+
+        Its game id derives from the game, the day and the player, and the game is
+        created only if absent before the attempt is indexed: a start that failed
+        half-way (the store went away) converges to the same one game when retried.
+        """
         name = check_game_name(name)
-        date = daily.today(self.clock())
-        game_id = new_game_id()
-        existing = await self.store.claim_daily_attempt(name, date, player_id, game_id)
-        if existing is None:
-            stored, game = await self._deal(
-                game_id, player_id, name, daily.daily_seed(self.secret, name, date), daily=date
-            )
-            return snapshot(stored, game, player_id)
-        for _ in range(50):  # the first request may still be dealing it
+        now = self.clock()
+        date = daily.today(now)
+        game_id = daily_game_id(self.secret, name, date, player_id)
+        existing = await self.store.daily_attempt(name, date, player_id)
+        if existing is not None:
             stored_game = await self.store.load(existing)
             if stored_game is not None:
-                return snapshot(stored_game, load_game(stored_game.state), player_id)
-            await asyncio.sleep(0.02)
-        raise ApiError("internal", "the daily attempt could not be read back")
+                game = load_game(stored_game.state)
+                await self._record_ranked(stored_game, game)  # in case a start stopped short
+                return snapshot(stored_game, game, player_id)
+            # The indexed game is gone (it expired, or an older server lost it): start anew.
+        elif self.ranked_min_account_age:
+            await self._check_account_age(player_id, now)
+        if install_id is not None and not (
+            len(install_id) <= MAX_INSTALL_ID and install_id.isascii() and install_id.isprintable()
+        ):
+            raise ApiError(
+                "invalid_field",
+                f"an install id is at most {MAX_INSTALL_ID} printable ASCII characters",
+                field="X-Install-Id",
+            )
+        stored, game = await self._deal(
+            game_id,
+            player_id,
+            name,
+            daily.daily_seed(self.secret, name, date),
+            daily=date,
+            client_hash=scouting_hash(self.secret, date, "addr", client_address),
+            install_hash=scouting_hash(self.secret, date, "install", install_id),
+        )
+        await self.store.index_daily_attempt(name, date, player_id, stored.id)
+        await self._record_ranked(stored, game)
+        return snapshot(stored, game, player_id)
 
-    async def leaderboard(self, name: object, date: str, limit: int) -> dict[str, Any]:
+    async def _check_account_age(self, player_id: str, now: int) -> None:
+        created_at = await self.store.player_created_at(player_id, now)
+        eligible_at = created_at + self.ranked_min_account_age * 1000
+        if now < eligible_at:
+            raise ApiError(
+                "account_too_new",
+                f"this account may start a ranked attempt from {eligible_at} (Unix ms); "
+                "until then, practise a closed day's challenge",
+                eligible_at=eligible_at,
+            )
+
+    async def leaderboard(
+        self, name: object, date: str, limit: int, viewer: str | None = None
+    ) -> dict[str, Any]:
+        """The top of a day's board; while the day is open only ``viewer``'s own entry
+        links to its game."""
         name = check_game_name(name)
-        daily.parse_date(date)
+        closed = daily.is_closed(date, self.clock())
         return {
             "game": name,
             "date": date,
             "size": await self.leaderboards.size(name, date),
-            "entries": await self.leaderboards.top(name, date, limit),
+            "entries": await self.leaderboards.top(name, date, limit, viewer, closed),
         }
 
     async def my_rank(self, name: object, date: str, player_id: str, radius: int) -> dict[str, Any]:
         name = check_game_name(name)
-        daily.parse_date(date)
-        rank, entries = await self.leaderboards.around(name, date, player_id, radius)
+        closed = daily.is_closed(date, self.clock())
+        rank, entries = await self.leaderboards.around(name, date, player_id, radius, closed)
         return {
             "game": name,
             "date": date,
@@ -195,15 +309,17 @@ class GameService:
         }
 
     async def _record_ranked(self, stored: StoredGame, game: Game) -> None:
-        """Put a ranked game that just ended on its day's leaderboard."""
+        """Put a ranked attempt on its day's board as it stands now (``stored`` and
+        ``game`` agree): at its start, when its score changes, when it ends."""
         entry = Entry(
             player_id=stored.owner,
             game_id=stored.id,
             score=game.score,
             won=game.status == "won",
             moves=stored.moves,
-            elapsed_ms=stored.finished_at - stored.created_at,
+            elapsed_ms=(stored.finished_at or stored.updated_at) - stored.created_at,
             finished_at=stored.finished_at,
+            status=game.status,
         )
         await self.leaderboards.record(stored.game, stored.daily, entry, RANKED_TTL)
 
@@ -217,8 +333,27 @@ class GameService:
             raise ApiError("unknown_game", f"no game {game_id!r} (it may have expired)")
         return stored
 
-    async def snapshot(self, game_id: object, viewer: str | None) -> dict[str, Any]:
+    def check_readable(self, stored: StoredGame, viewer: str | None) -> None:
+        """Only its player may read a ranked game while its day is open: its table,
+        log or patches would show everyone else that day's deal."""
+        if stored.daily and viewer != stored.owner:
+            closes = daily.closes_ms(stored.daily)
+            if self.clock() < closes:
+                raise ApiError(
+                    "daily_open",
+                    f"a ranked game of {stored.daily} is its player's alone until the day "
+                    f"closes at {closes} (Unix ms)",
+                    closes=closes,
+                )
+
+    async def readable(self, game_id: object, viewer: str | None) -> StoredGame:
+        """The stored game, if ``viewer`` may read it (:meth:`check_readable`)."""
         stored = await self.load(game_id)
+        self.check_readable(stored, viewer)
+        return stored
+
+    async def snapshot(self, game_id: object, viewer: str | None) -> dict[str, Any]:
+        stored = await self.readable(game_id, viewer)
         return snapshot(stored, load_game(stored.state), viewer)
 
     async def play(
@@ -238,10 +373,49 @@ class GameService:
         if client_time is not None and not 0 <= client_time <= MAX_CLIENT_TIME:
             # Unix ms; unbounded JSON integers would make the log unencodable as msgpack.
             raise ApiError("invalid_field", "client_time is Unix milliseconds", field="client_time")
-        stored, game = await self._take(game_id, version)
+        # The cached copy first; if the store's chain head says it was built on a write
+        # the store no longer has, once more on the stored game.
+        for cached in (True, False):
+            stored, game = await self._take(game_id, version, cached)
+            played = await self._play_on(
+                stored, game, player_id, move, version, move_id, client_time
+            )
+            if played is not None:
+                return played
+        stored = await self.load(game_id)  # changed again meanwhile: the client retries
+        raise ApiError(
+            "stale",
+            f"the game is at version {stored.version}, not {version}",
+            version=stored.version,
+        )
+
+    async def _play_on(
+        self,
+        stored: StoredGame,
+        game: Game,
+        player_id: str,
+        move: str,
+        version: int,
+        move_id: str,
+        client_time: int | None,
+    ) -> tuple[dict[str, Any], dict[str, Any] | None, Game] | None:
+        """:meth:`play` on ``stored`` and ``game`` (taken from the cache); None when the
+        store refused it as ``diverged`` (``stored`` is not what the store holds)."""
+        game_id = stored.id
         if stored.owner != player_id:
             self._put(stored, game)
             raise ApiError("forbidden", "only the game's owner may move in it")
+        if stored.daily and daily.is_closed(stored.daily, self.clock()):
+            self._put(stored, game)
+            if move_id and await self.store.move_id_version(game_id, move_id) is not None:
+                return await self._duplicate(game_id, move_id)  # applied before the close
+            closes = daily.closes_ms(stored.daily)
+            raise ApiError(
+                "daily_closed",
+                f"the {stored.daily} challenge closed at {closes} (Unix ms): the attempt "
+                "is ranked as it stands",
+                closes=closes,
+            )
         if stored.version != version:
             self._put(stored, game)
             if move_id and await self.store.move_id_version(game_id, move_id) is not None:
@@ -251,9 +425,17 @@ class GameService:
                 f"the game is at version {stored.version}, not {version}",
                 version=stored.version,
             )
+        score_before = game.score
         try:
             # The normal form is what is logged and chained (ASCII, no stray spaces).
             move = Move(move)
+            if stored.moves >= self.max_moves_per_game and move != "resign":
+                self._put(stored, game)
+                raise ApiError(
+                    "move_limit",
+                    f"the game took its {self.max_moves_per_game} moves: only 'resign' is left",
+                    version=stored.version,
+                )
             ops = game.play(move)
         except IllegalMove as error:
             self._put(stored, game)
@@ -283,6 +465,7 @@ class GameService:
             chain=link,
             finished=game.is_over,
             ranked=stored.ranked,
+            expected_head=stored.chain_head,
         )
         if result.outcome == "ok":
             new = dataclasses.replace(
@@ -297,7 +480,7 @@ class GameService:
                 finished_at=now if game.is_over else 0,
             )
             self._put(new, game)
-            if new.ranked and game.is_over:
+            if new.ranked and (game.score != score_before or game.is_over):
                 await self._record_ranked(new, game)
             reply = {
                 "version": result.version,
@@ -305,6 +488,8 @@ class GameService:
                 "duplicate": False,
             }
             return reply, patch, game
+        if result.outcome == "diverged":
+            return None
         if result.outcome == "duplicate":
             return await self._duplicate(game_id, move_id)
         if result.outcome == "missing":
@@ -321,15 +506,20 @@ class GameService:
         applied = await self.store.move_id_version(game_id, move_id)
         stored = await self.load(game_id)
         game = load_game(stored.state)
+        if stored.ranked:  # the board update may be what failed the first time
+            await self._record_ranked(stored, game)
         reply = {"version": stored.version, "applied_version": applied, "duplicate": True}
         return reply, None, game
 
-    async def _take(self, game_id: str, version: int) -> tuple[StoredGame, Game]:
-        """The game at ``version`` if cached (removed from the cache while in use),
-        else as stored now."""
-        cached = self._cache.pop(game_id, None)
-        if cached is not None and cached[0].version == version:
-            return cached
+    async def _take(
+        self, game_id: str, version: int, cached: bool = True
+    ) -> tuple[StoredGame, Game]:
+        """The game at ``version`` if cached (removed from the cache while in use) and
+        ``cached`` allows it, else as stored now.  The move script checks that the
+        cached copy's chain head is still the stored one."""
+        copy = self._cache.pop(game_id, None)
+        if cached and copy is not None and copy[0].version == version:
+            return copy
         stored = await self.load(game_id)
         try:
             return stored, load_game(stored.state)
@@ -349,21 +539,32 @@ class GameService:
             return daily.is_closed(stored.daily, self.clock())
         return stored.status != "playing"
 
-    async def log(self, game_id: str) -> dict[str, Any]:
-        stored = await self.load(game_id)
+    async def log(
+        self, game_id: str, viewer: str | None, after: str | None, limit: int
+    ) -> dict[str, Any]:
+        """One page of the log: ``limit`` moves after the cursor ``after``."""
+        stored = await self.readable(game_id, viewer)
+        moves, cursor = await self.store.log_page(game_id, after, limit)
         return {
             "game_id": game_id,
             "game": stored.game,
             "status": stored.status,
             "version": stored.version,
             "seed": stored.seed if self.seed_revealed(stored) else None,
-            "moves": await self.store.log(game_id),
+            "moves": moves,
+            "next": cursor,
         }
 
     async def replay(self, game_id: object, with_seed: bool = False) -> dict[str, Any]:
         """The replay export (``protocol/AUDIT.md``).  ``with_seed`` is for the
         server's own audit: the seed of a game still secret never leaves it."""
         return (await self.stored_replay(game_id, with_seed))[1]
+
+    async def public_replay(self, game_id: object, viewer: str | None) -> dict[str, Any]:
+        """The replay export as ``viewer`` may read it (``GET /v1/games/{id}/replay``)."""
+        stored, export = await self.stored_replay(game_id)
+        self.check_readable(stored, viewer)
+        return export
 
     async def stored_replay(
         self, game_id: object, with_seed: bool = False

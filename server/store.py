@@ -7,14 +7,17 @@ atomically:
 * ``game:{id}``          hash: game, seed, owner, daily (the UTC date of a
   ranked daily game, else empty), version, state (engine msgpack), status,
   score, moves, deal_hash, chain_head, created_at, updated_at, finished_at
-  (Unix ms; 0 while playing)
+  (Unix ms; 0 while playing); for a ranked game also client_hash and
+  install_hash (the attempt's scouting trace, ``protocol/DAILY.md``)
 * ``game:{id}:log``      stream: one entry per move (version, move, move_id,
   client_time, server_time, state_hash after the move, chain link)
 * ``game:{id}:patches``  sorted set: the last :data:`PATCH_HISTORY` patch
   messages (msgpack), scored by the version they lead to, for resync
 * ``game:{id}:move_ids`` hash: client move id -> version it produced, so a
   move sent twice is applied once
-* ``player:{id}``        hash: created_at
+* ``player:{id}``        hash: created_at; expires after ``player_idle_ttl`` seconds
+  without a new game, or, once the player starts a ranked daily attempt, no sooner
+  than that game and its leaderboard (:data:`RANKED_PLAYER_TTL`)
 * ``daily:{game:date}:attempts`` hash: player id -> id of their ranked game
 
 Patches are published on the channel ``game:{id}`` from inside the move
@@ -30,6 +33,8 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.exceptions import NoScriptError
 
+from server.config import PLAYER_IDLE_TTL
+
 #: Patches kept per game for resync; an older gap gets a full snapshot.
 PATCH_HISTORY = 200
 #: A game nobody moves in for this long expires (seconds).
@@ -38,6 +43,8 @@ IDLE_TTL = 30 * 24 * 3600
 FINISHED_TTL = 7 * 24 * 3600
 #: A ranked daily game (and its leaderboard) is kept this long for audits.
 RANKED_TTL = 90 * 24 * 3600
+#: A player with a ranked attempt is kept as long as it (a day more: the day it is played).
+RANKED_PLAYER_TTL = RANKED_TTL + 24 * 3600
 
 
 def time_to_live(ranked: bool, finished: bool) -> int:
@@ -62,20 +69,35 @@ GAME_FIELDS = (
     "created_at",
     "updated_at",
     "finished_at",
+    "client_hash",
+    "install_hash",
 )
+
+# KEYS: game.  ARGV: ttl, then field, value, field, value, ...
+# A game is created once: a retried creation of the same id changes nothing.
+CREATE_SCRIPT = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+return 1
+"""
 
 # KEYS: game, log, patches, move_ids
 # ARGV: expected version, move id ('' = none), state, status, score, patch,
 #       move text, client time ('' = none), server time, state hash, patch history,
-#       channel, ttl, chain link, finished ('1' or '0')
+#       channel, ttl, chain link, finished ('1' or '0'), expected chain head
+# 'diverged': the version is the expected one but the chain head is not, so the state
+# the move was computed on is not the stored one (the keys were restored or rewritten).
 MOVE_SCRIPT = """
-local current = tonumber(redis.call('HGET', KEYS[1], 'version'))
+local record = redis.call('HMGET', KEYS[1], 'version', 'chain_head')
+local current = tonumber(record[1])
 if not current then return {'missing', 0} end
 if ARGV[2] ~= '' then
   local seen = redis.call('HGET', KEYS[4], ARGV[2])
   if seen then return {'duplicate', tonumber(seen)} end
 end
 if current ~= tonumber(ARGV[1]) then return {'stale', current} end
+if record[2] ~= ARGV[16] then return {'diverged', current} end
 local version = current + 1
 redis.call('HSET', KEYS[1], 'version', version, 'state', ARGV[3], 'status', ARGV[4],
            'score', ARGV[5], 'updated_at', ARGV[9], 'chain_head', ARGV[14])
@@ -93,6 +115,10 @@ return {'ok', version}
 """
 
 
+def player_key(player_id: str) -> str:
+    return f"player:{{{player_id}}}"
+
+
 def game_key(game_id: str) -> str:
     return f"game:{{{game_id}}}"
 
@@ -100,6 +126,11 @@ def game_key(game_id: str) -> str:
 def game_keys(game_id: str) -> list[str]:
     key = game_key(game_id)
     return [key, f"{key}:log", f"{key}:patches", f"{key}:move_ids"]
+
+
+def attempts_key(game: str, date: str) -> str:
+    """The hash of a day's ranked attempts: player id -> game id."""
+    return f"daily:{{{game}:{date}}}:attempts"
 
 
 def channel(game_id: str) -> str:
@@ -128,6 +159,8 @@ class StoredGame:
     created_at: int
     updated_at: int
     finished_at: int
+    client_hash: str = ""
+    install_hash: str = ""
 
     @property
     def ranked(self) -> bool:
@@ -136,30 +169,55 @@ class StoredGame:
 
 @dataclass(frozen=True)
 class MoveResult:
-    outcome: str  # ok, stale, duplicate, missing
+    outcome: str  # ok, stale, diverged, duplicate, missing
     version: int
 
 
 class Store:
     """The game server's use of Redis; one per process."""
 
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: Redis, player_idle_ttl: int = PLAYER_IDLE_TTL) -> None:
         self.redis: Any = redis  # redis-py's stubs type replies loosely
+        self.player_idle_ttl = player_idle_ttl
         self._move_sha = hashlib.sha1(MOVE_SCRIPT.encode()).hexdigest()
+        self._create = redis.register_script(CREATE_SCRIPT)
 
     async def ping(self) -> bool:
         return bool(await self.redis.ping())
 
     async def add_player(self, player_id: str, now_ms: int) -> None:
-        await self.redis.hset(f"player:{{{player_id}}}", mapping={"created_at": now_ms})
-
-    async def create_game(self, stored: StoredGame) -> None:
-        key = game_key(stored.id)
-        fields = {name: getattr(stored, name) for name in GAME_FIELDS}
+        key = player_key(player_id)
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(key, mapping=fields)
-            pipe.expire(key, time_to_live(stored.ranked, finished=False))
+            pipe.hset(key, mapping={"created_at": now_ms})
+            pipe.expire(key, self.player_idle_ttl)
             await pipe.execute()
+
+    async def touch_player(self, player_id: str, ranked: bool = False) -> None:
+        """Keep the player's record at least ``player_idle_ttl`` seconds more, or as long
+        as a ranked attempt (never shortened)."""
+        ttl = max(self.player_idle_ttl, RANKED_PLAYER_TTL if ranked else 0)
+        await self.redis.expire(player_key(player_id), ttl, gt=True)
+
+    async def player_created_at(self, player_id: str, now_ms: int) -> int:
+        """When the player's record was created; a player with no record (it may have
+        expired) gets one created ``now_ms``."""
+        key = player_key(player_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hsetnx(key, "created_at", now_ms)
+            pipe.expire(key, self.player_idle_ttl, nx=True)
+            pipe.hget(key, "created_at")
+            _, _, created_at = await pipe.execute()
+        return int(created_at)
+
+    async def create_game(self, stored: StoredGame) -> bool:
+        """Store a new game; False (and nothing changes) if its id exists already."""
+        fields = [item for name in GAME_FIELDS for item in (name, getattr(stored, name))]
+        ttl = time_to_live(stored.ranked, finished=False)
+        created = bool(await self._create(keys=[game_key(stored.id)], args=[ttl, *fields]))
+        # A new game is activity; a ranked one keeps its player as long as itself.
+        # (Another slot than the game's: not in the game's script.)
+        await self.touch_player(stored.owner, ranked=stored.ranked)
+        return created
 
     async def load(self, game_id: str) -> StoredGame | None:
         return self._stored(game_id, await self.redis.hmget(game_key(game_id), GAME_FIELDS))
@@ -184,6 +242,8 @@ class Store:
             seed=fields["seed"].decode(),
             owner=fields["owner"].decode(),
             daily=fields["daily"].decode(),
+            client_hash=(fields["client_hash"] or b"").decode(),
+            install_hash=(fields["install_hash"] or b"").decode(),
             version=int(fields["version"]),
             state=fields["state"],
             status=fields["status"].decode(),
@@ -213,8 +273,10 @@ class Store:
         chain: str,
         finished: bool,
         ranked: bool,
+        expected_head: str,
     ) -> MoveResult:
-        """Compare-and-set: store the move only if the version is still ``expected``."""
+        """Compare-and-set: store the move only if the version is still ``expected_version``
+        and the chain head still ``expected_head`` (the state the move was computed on)."""
         args = [
             expected_version,
             move_id,
@@ -231,6 +293,7 @@ class Store:
             time_to_live(ranked, finished),
             chain,
             "1" if finished else "0",
+            expected_head,
         ]
         keys = game_keys(game_id)
         # EVALSHA straight through execute_command: redis-py's Script wrapper costs a
@@ -246,17 +309,18 @@ class Store:
             )
         return MoveResult(outcome.decode() if isinstance(outcome, bytes) else outcome, version)
 
-    async def claim_daily_attempt(
-        self, game: str, date: str, player_id: str, game_id: str
-    ) -> str | None:
-        """Reserve ``game_id`` as the player's ranked attempt of the day; if the
-        player already has one, its id instead (and nothing changes)."""
-        key = f"daily:{{{game}:{date}}}:attempts"
-        if await self.redis.hsetnx(key, player_id, game_id):
-            await self.redis.expire(key, RANKED_TTL)
-            return None
-        existing = await self.redis.hget(key, player_id)
-        return str(existing.decode())
+    async def daily_attempt(self, game: str, date: str, player_id: str) -> str | None:
+        """The id of the player's ranked game of the day, if they started one."""
+        existing = await self.redis.hget(attempts_key(game, date), player_id)
+        return None if existing is None else str(existing.decode())
+
+    async def index_daily_attempt(self, game: str, date: str, player_id: str, game_id: str) -> None:
+        """List ``game_id`` as the player's ranked attempt of the day (its game exists)."""
+        key = attempts_key(game, date)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(key, player_id, game_id)
+            pipe.expire(key, RANKED_TTL)
+            await pipe.execute()
 
     async def move_id_version(self, game_id: str, move_id: str) -> int | None:
         """The version a client move id produced, if it was applied."""
@@ -273,8 +337,20 @@ class Store:
         return [patch for patch, _ in entries]
 
     async def log(self, game_id: str) -> list[dict[str, Any]]:
-        """The move log, oldest first (``protocol/REST.md``, "Log")."""
+        """The whole move log, oldest first (``protocol/REST.md``, "Log")."""
         return self._moves(await self.redis.xrange(f"{game_key(game_id)}:log"))
+
+    async def log_page(
+        self, game_id: str, after: str | None, limit: int
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """Up to ``limit`` moves of the log after the cursor ``after`` (None: from the
+        first), oldest first, and the cursor of the next page (None after the last)."""
+        start = "-" if after is None else f"({after}"
+        entries = await self.redis.xrange(f"{game_key(game_id)}:log", start, "+", limit + 1)
+        more = len(entries) > limit
+        entries = entries[:limit]
+        cursor = entries[-1][0].decode() if more else None
+        return self._moves(entries), cursor
 
     @staticmethod
     def _moves(entries: list[Any]) -> list[dict[str, Any]]:

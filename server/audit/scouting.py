@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from server import daily
 from server.audit.core import Signal
 from server.rules import GAMES, IllegalMove, new_game
-from server.store import game_key
+from server.store import attempts_key, game_key
 
 if TYPE_CHECKING:
     from server.service import GameService
@@ -52,11 +52,6 @@ ENDINGS = {
     "abandoned": "abandoned (never moved, or still unfinished at the close)",
     "playing": "still being played (the day is open)",
 }
-
-
-def attempts_key(game: str, date: str) -> str:
-    """The day's attempts index: player id -> game id of their ranked attempt."""
-    return f"daily:{{{game}:{date}}}:attempts"
 
 
 @dataclass(frozen=True)

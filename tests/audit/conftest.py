@@ -17,6 +17,7 @@ from server.app import create_app
 from server.config import Settings
 from server.service import GameService
 from server.store import Store
+from server.testing import UNLIMITED
 
 
 @pytest.fixture
@@ -54,7 +55,10 @@ async def app(redis_url: str, redis_client: Redis, clock: FakeClock) -> AsyncIte
     It is handed over once its pub/sub hub has subscribed: stopping the hub while it is
     still subscribing can lose the cancellation and hang (see the report of issue 4).
     """
-    application = create_app(Settings(redis_url=redis_url, secret=SECRET))
+    settings = Settings(
+        redis_url=redis_url, secret=SECRET, ranked_min_account_age=0, limits=UNLIMITED
+    )
+    application = create_app(settings)
     before = await keepalive_subscribers(redis_client)
     async with application.router.lifespan_context(application):
         async with asyncio.timeout(HUB_WAIT):
@@ -67,5 +71,9 @@ async def app(redis_url: str, redis_client: Redis, clock: FakeClock) -> AsyncIte
 @pytest.fixture
 async def http(app: Starlette) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://test", timeout=30) as c:
+    token = (await app.state.service.create_player())["token"]
+    headers = {"Authorization": f"Bearer {token}"}  # POST /v1/audit needs a player
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://test", timeout=30, headers=headers
+    ) as c:
         yield c

@@ -47,7 +47,7 @@ async def test_an_honest_board_passes_best_first(service: GameService, clock: Fa
     assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
     assert sorted(result.verdict.game_id or "" for result in results) == sorted(ids)
     assert all(result.verdict.passed for result in results), [r.to_dict() for r in results]
-    top = await service.leaderboards.top(GAME, DAY, 10)
+    top = await service.leaderboards.top(GAME, DAY, 10, None, False)
     assert [result.player_id for result in results] == [entry["player_id"] for entry in top]
     assert [result.rank for result in results] == [1, 2, 3, 4]
 

@@ -100,13 +100,15 @@ async def test_a_posted_export_without_its_seed_is_not_completed_by_the_server(
         15,
         player_id=player["player_id"],
     )
-    export = (await http.get(f"/v1/games/{stored.id}/replay")).json()
+    # While the day is open only the player may read the game (DAILY.md).
+    owner = {"Authorization": f"Bearer {player['token']}"}
+    export = (await http.get(f"/v1/games/{stored.id}/replay", headers=owner)).json()
     assert export["seed"] is None
     verdict = (await http.post("/v1/audit", json=export)).json()
     assert verdict["integrity"] == "chain_only"
     assert checks(verdict) == {"seed_unavailable"}
 
-    by_id = await http.post("/v1/audit", json={"game_id": stored.id})
+    by_id = await http.post("/v1/audit", json={"game_id": stored.id}, headers=owner)
     assert by_id.json()["passed"] is True
     assert stored.seed not in by_id.text
 

@@ -68,8 +68,10 @@ async def day_of_scouting(service: GameService, clock: FakeClock, redis: Redis) 
     scouted = await scout(service, clock)
     cheat = await player_game(service, clock, 1, 25)  # after the scout, same address
     other = await player_game(service, clock, 2, 20)  # another address and install
-    untraced = await player_game(service, clock, 3, 15)  # recorded before traces existed
-    # An attempt from the cheat's installation that never moved (not on the board).
+    untraced = await player_game(service, clock, 3, 15)
+    # Recorded before traces existed: no trace fields at all.
+    await redis.hdel(game_key(untraced.id), "client_hash", "install_hash")
+    # An attempt from the cheat's installation that never moved (on the board all the same).
     idle_player = (await service.create_player())["player_id"]
     idle = await service.start_daily(idle_player, GAME)
     # One still being played from the cheat's installation, a few moves in.
@@ -100,11 +102,14 @@ async def test_a_scout_and_the_account_it_scouted_for_are_linked(
     assert len(await redis_client.hgetall(attempts_key(GAME, DAY))) == 6
     results = {result.player_id: result for result in await audit_leaderboard(service, GAME, DAY)}
     cheat, scouted = games["cheat"], games["scout"]
+    # Every attempt is on the board, the unfinished ones included (DAILY.md).
     assert set(results) == {
         cheat.owner,
         scouted.owner,
         games["other"].owner,
         games["untraced"].owner,
+        (await service.load(games["idle"])).owner,
+        (await service.load(games["busy"])).owner,
     }
 
     found = results[cheat.owner]
@@ -152,11 +157,11 @@ async def test_the_command_line_reports_the_links_and_exits_2(
     assert "scouting_link" in row and " pass " in row and " yes " in row
     untraced = next(line for line in result.stdout.splitlines() if games["untraced"].id in line)
     assert " no " in untraced
-    assert "4 audited: 2 passed, 0 failed integrity, 2 passed integrity with" in result.stdout
+    assert "6 audited: 2 passed, 0 failed integrity, 4 passed integrity with" in result.stdout
 
     result = await run_cli("--leaderboard", GAME, DAY, "--redis-url", redis_url, "--json")
     document = json.loads(result.stdout)
-    assert (document["passed"], document["signals_only"]) == (2, 2)
+    assert (document["passed"], document["signals_only"]) == (2, 4)
     entry = next(e for e in document["entries"] if e["player_id"] == games["cheat"].owner)
     [signal] = entry["verdict"]["fair_play"]
     assert signal["name"] == "scouting_link"

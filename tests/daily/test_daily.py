@@ -18,6 +18,7 @@ from server.config import Settings
 from server.daily import DAY_MS, commitment, opens_ms
 from server.leaderboard import Entry, Leaderboards
 from server.rules import new_game
+from server.testing import UNLIMITED
 
 DAY = "2026-11-29"
 NOON = opens_ms(DAY) + DAY_MS // 2
@@ -47,7 +48,12 @@ class Api:
 @pytest.fixture
 async def api(redis_url: str) -> AsyncIterator[Api]:
     app = create_app(
-        Settings(redis_url=redis_url, secret="daily-test-secret-21-of-at-least-32-bytes")
+        Settings(
+            redis_url=redis_url,
+            secret="daily-test-secret-21-of-at-least-32-bytes",
+            ranked_min_account_age=0,
+            limits=UNLIMITED,
+        )
     )
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
@@ -97,8 +103,8 @@ async def test_the_seed_stays_secret_until_the_day_closes_then_matches_its_commi
     await api.call(
         "POST", f"/v1/games/{game_id}/moves", token, json={"move": "resign", "version": version}
     )
-    log = await api.call("GET", f"/v1/games/{game_id}/log")
-    replay = await api.call("GET", f"/v1/games/{game_id}/replay")
+    log = await api.call("GET", f"/v1/games/{game_id}/log", token)
+    replay = await api.call("GET", f"/v1/games/{game_id}/replay", token)
     assert log["seed"] is None and replay["seed"] is None
     await api.call("GET", f"/v1/leaderboards/balcony/{DAY}")
     await api.call("GET", f"/v1/leaderboards/balcony/{DAY}/me", token)
@@ -141,19 +147,23 @@ async def test_every_player_gets_the_same_daily_deal(api: Api) -> None:
     assert views[0] == views[1] == views[2]
 
 
-async def test_a_ranked_game_enters_the_leaderboard_once_when_it_ends(api: Api) -> None:
+async def test_a_ranked_attempt_is_on_the_leaderboard_from_its_start_to_its_end(
+    api: Api,
+) -> None:
     token = await api.player()
     game = await api.call("POST", "/v1/daily/balcony", token)
-    board = await api.call("GET", f"/v1/leaderboards/balcony/{DAY}")
-    assert board["size"] == 0
+    [entry] = (await api.call("GET", f"/v1/leaderboards/balcony/{DAY}", token))["entries"]
+    assert entry["status"] == "playing" and entry["finished_at"] is None
+    assert entry["score"] == 1 and entry["moves"] == 0 and entry["game_id"] == game["id"]
     api.now += 65_000
     await api.call(
         "POST", f"/v1/games/{game['id']}/moves", token, json={"move": "resign", "version": 0}
     )
-    board = await api.call("GET", f"/v1/leaderboards/balcony/{DAY}")
+    board = await api.call("GET", f"/v1/leaderboards/balcony/{DAY}", token)
     assert board["size"] == 1
     [entry] = board["entries"]
     assert entry["rank"] == 1 and entry["game_id"] == game["id"]
+    assert entry["status"] == "resigned"
     assert entry["score"] == 1 and entry["won"] is False and entry["moves"] == 1
     assert entry["elapsed_ms"] == 65_000
     assert entry["replay"] == f"/v1/games/{game['id']}/replay"
@@ -208,7 +218,9 @@ async def test_my_rank_shows_the_entries_around_me(api: Api, redis_url: str) -> 
     for score in range(10):
         await boards.record("colorado", DAY, entry(f"x{score}", score + 1, False, 5, 5, 5), 3600)
     await redis.aclose()
-    nobody = await api.call("GET", f"/v1/leaderboards/colorado/{DAY}/me", token)
+    playing = await api.call("GET", f"/v1/leaderboards/colorado/{DAY}/me?radius=0", token)
+    assert playing["rank"] == 11 and playing["entries"][0]["status"] == "playing"
+    nobody = await api.call("GET", f"/v1/leaderboards/colorado/{DAY}/me", await api.player())
     assert nobody["rank"] is None and nobody["entries"] == []
     await api.call(
         "POST", f"/v1/games/{game['id']}/moves", token, json={"move": "resign", "version": 0}
@@ -235,7 +247,7 @@ async def test_a_deal_stuck_before_any_move_is_ranked_at_once(api: Api) -> None:
     token = await api.player()
     game = await api.call("POST", "/v1/daily/gloucestershire", token)
     assert game["status"] == "stuck" and game["legal_moves"] == []
-    board = await api.call("GET", f"/v1/leaderboards/gloucestershire/{DAY}")
+    board = await api.call("GET", f"/v1/leaderboards/gloucestershire/{DAY}", token)
     [entry] = board["entries"]
-    assert entry["game_id"] == game["id"]
+    assert entry["game_id"] == game["id"] and entry["status"] == "stuck"
     assert entry["moves"] == 0 and entry["elapsed_ms"] == 0 and entry["score"] == 0

@@ -41,7 +41,15 @@ SECRET = "web-test-secret-of-at-least-32-bytes"
 #: The Redis database these tests use (the server tests flush database 0).
 WEB_DB = 9
 #: Environment variables the server reads; kept out of its child process.
-SERVER_ENV = ("HOST", "PORT", "REDIS_URL", "SERVER_SECRET", "WORKERS", "LOG_LEVEL")
+SERVER_ENV = (
+    "HOST",
+    "PORT",
+    "REDIS_URL",
+    "SERVER_SECRET",
+    "WORKERS",
+    "LOG_LEVEL",
+    "RANKED_MIN_ACCOUNT_AGE",
+)
 SERVER_START_TIMEOUT = 20.0
 #: Playwright's default bound on every wait, in milliseconds.
 WAIT_MS = 5000
@@ -56,7 +64,8 @@ WS_CONTROL = """
   window.__wsControl = control;
   window.WebSocket = class extends Native {
     constructor(url, protocols) {
-      super(control.allow ? url : 'ws://127.0.0.1:9/', protocols);
+      // Refused: the same origin (the page's CSP allows no other), a path with no socket.
+      super(control.allow ? url : String(url).replace('/v1/ws', '/v1/ws-refused'), protocols);
       control.sockets.push(this);
     }
     send(data) {
@@ -102,10 +111,9 @@ def base_url(web_redis_url: str) -> Iterator[str]:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     log_path = ARTIFACTS / "web-server.log"
     env = {k: v for k, v in os.environ.items() if k not in SERVER_ENV}
-    # Fresh players play the daily at once, and the tests' bursts are not rate-limited.
-    env.update(RANKED_MIN_ACCOUNT_AGE="0", RATE_LIMITS="off")
     args = ["--host", "127.0.0.1", "--port", str(port), "--redis-url", web_redis_url]
-    args += ["--secret", SECRET, "--log-level", "warning"]
+    args += ["--secret", SECRET, "--log-level", "warning", "--ranked-min-account-age", "0"]
+    args += ["--rate-limits", "off"]  # every page of every test makes players from one address
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "server", *args],

@@ -809,7 +809,7 @@ async function loadLeaderboard() {
         return tr;
       }),
     );
-    note.textContent = board.size === 0 ? 'No finished attempt yet today.' : `${board.size} finished today.`;
+    note.textContent = board.size === 0 ? 'No attempt yet today.' : `${board.size} attempts today.`;
   } catch (error) {
     if (request !== leaderboardRequest) return;
     rows.replaceChildren();
