@@ -71,12 +71,17 @@ SCHEMAS: dict[str, Any] = {
     },
     "GameInfo": {
         "type": "object",
-        "required": ["name", "title", "decks", "summary"],
+        "required": ["name", "title", "decks", "summary", "piles"],
         "properties": {
             "name": {"type": "string", "enum": list(GAME_NAMES)},
             "title": {"type": "string"},
             "decks": {"type": "integer"},
             "summary": {"type": "string"},
+            "piles": {
+                "type": "object",
+                "additionalProperties": {"type": "string"},
+                "description": "a one-line hint per pile kind of the game",
+            },
         },
     },
     "Snapshot": {
@@ -201,6 +206,7 @@ def _leaderboard(entries_description: str) -> dict[str, Any]:
             "date": {"type": "string"},
             "size": {"type": "integer"},
             "rank": {"type": ["integer", "null"]},
+            "player_id": {"type": "string", "description": "the caller (…/me only)"},
             "entries": {"type": "array", "items": _ref("LeaderboardEntry")},
         },
         "description": entries_description,

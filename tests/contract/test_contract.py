@@ -38,6 +38,35 @@ def conforms(document: dict[str, Any], schema: dict[str, Any], value: Any) -> li
     return [str(error).splitlines()[0] for error in validator.iter_errors(value)]
 
 
+def undeclared(document: dict[str, Any], schema: Any, value: Any, path: str = "") -> list[str]:
+    """The fields of ``value`` that ``schema`` does not declare (a client written from
+    the document would not know them)."""
+    if not isinstance(schema, dict):
+        return []
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        return undeclared(document, document["components"]["schemas"][name], value, path)
+    for key in ("oneOf", "anyOf"):
+        if key in schema:
+            found = [undeclared(document, branch, value, path) for branch in schema[key]]
+            return min(found, key=len)
+    if isinstance(value, list):
+        items = schema.get("items")
+        return [
+            field
+            for i, item in enumerate(value)
+            for field in undeclared(document, items, item, f"{path}[{i}]")
+        ]
+    if not isinstance(value, dict) or "properties" not in schema:
+        return []
+    properties = schema["properties"]
+    missing = [f"{path}.{name}" for name in value if name not in properties]
+    for name, item in value.items():
+        if name in properties:
+            missing += undeclared(document, properties[name], item, f"{path}.{name}")
+    return missing
+
+
 def answer_schema(document: dict[str, Any], path: str, method: str, status: int) -> Any:
     content = document["paths"][path][method]["responses"][str(status)]["content"]
     return content["application/json"]["schema"]
@@ -218,6 +247,7 @@ async def test_real_answers_conform_to_the_document(http: httpx.AsyncClient) -> 
         body = response.json()
         schema = answer_schema(document, route, method.lower(), status)
         assert conforms(document, schema, body) == [], (path, body)
+        assert undeclared(document, schema, body) == [], path
         return body
 
     ranked = await conforming("POST", "/v1/daily/colorado", "/v1/daily/{game}", 200)
