@@ -64,14 +64,44 @@ def test_stats_writes_json_lines_and_resumes(tmp_path: Path, capsys) -> None:
 
 def test_a_line_cut_short_is_dropped_and_solved_again(tmp_path: Path) -> None:
     path = tmp_path / "g.jsonl"
-    assert main(["stats", "gloucestershire", "--deals", "2", "--budget", "5",
-                 "--prefix", "t", "--jsonl", str(path)]) == 0
+    assert (
+        main(
+            [
+                "stats",
+                "gloucestershire",
+                "--deals",
+                "2",
+                "--budget",
+                "5",
+                "--prefix",
+                "t",
+                "--jsonl",
+                str(path),
+            ]
+        )
+        == 0
+    )
     text = path.read_text()
     path.write_text(text + text.splitlines()[0][:25])  # a crash in mid-write
     assert len(read_jsonl(str(path))) == 2
     assert path.read_text() == text
-    assert main(["stats", "gloucestershire", "--deals", "3", "--budget", "5",
-                 "--prefix", "t", "--jsonl", str(path)]) == 0
+    assert (
+        main(
+            [
+                "stats",
+                "gloucestershire",
+                "--deals",
+                "3",
+                "--budget",
+                "5",
+                "--prefix",
+                "t",
+                "--jsonl",
+                str(path),
+            ]
+        )
+        == 0
+    )
     assert [r["seed"] for r in lines(path)] == ["t1", "t2", "t3"]
 
 
@@ -88,10 +118,29 @@ def test_the_module_runs_with_jobs(tmp_path: Path) -> None:
     """The entry point as documented, with two worker processes."""
     path = tmp_path / "c.jsonl"
     done = subprocess.run(
-        [sys.executable, "-m", "server.solver", "stats", "colorado", "--deals", "2",
-         "--budget", "1", "--nodes", "500", "--jobs", "2", "--prefix", "t",
-         "--jsonl", str(path)],
-        capture_output=True, text=True, timeout=60, check=True,
+        [
+            sys.executable,
+            "-m",
+            "server.solver",
+            "stats",
+            "colorado",
+            "--deals",
+            "2",
+            "--budget",
+            "1",
+            "--nodes",
+            "500",
+            "--jobs",
+            "2",
+            "--prefix",
+            "t",
+            "--jsonl",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     )
     assert sorted(r["seed"] for r in lines(path)) == ["t1", "t2"]
     assert "colorado: 2 deals t1..t2" in done.stdout
