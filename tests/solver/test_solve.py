@@ -7,7 +7,7 @@ import random
 import pytest
 from solver_testkit import late_position, plain_search, reversed_tableau
 
-from server.rules import GAME_NAMES, WON, new_game
+from server.rules import GAME_NAMES, PLAYING, WON, new_game
 from server.solver import LOST, UNKNOWN, Budget, solve
 
 #: Deals each game's solver wins within a few thousand positions (found by a scan).
@@ -109,6 +109,7 @@ def test_a_constructed_lost_position_is_proven_lost() -> None:
     rest = sorted((c for c in loose if c % 52 > 1 and c != twos[1]), key=lambda c: c % 52)
     game.tableau[0][:] = [twos[0], *rest]
     game.tableau[1][:] = [ace_of_clubs, twos[1]]
+    game.status = PLAYING
     game._refresh_status()
     assert game.score == 104 - 14 and len(game.legal_moves()) == 2
     result = solve(game)
