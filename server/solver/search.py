@@ -13,7 +13,6 @@ alternatives), each argued in its model's docstring.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -129,64 +128,6 @@ def search(model: Model, root: State, budget: Budget) -> _Outcome:
     return _Outcome(LOST, None, nodes, best, best_line)
 
 
-def best_first(model: Model, root: State, budget: Budget) -> _Outcome:
-    """Best-first search: always expand the open position the model values most
-    (:meth:`Model.value`), the newest first among equals.  Same transposition table and
-    the same verdicts as :func:`search` (exhaustive when the queue runs dry), but it is not
-    trapped under an early bad move the way depth-first search is."""
-    key, moves_of, play, value = model.key, model.moves, model.play, model.value
-    nf, total = model.nf, model.total
-    score = model.score(root)
-    best, best_key = score, None
-    if score == total:
-        return _Outcome(SOLVED, [], 1, score, [])
-    root_key = key(root)
-    # Each position's key -> (its parent's key, the move from there); the root's is None.
-    parents: dict[object, tuple[object, int] | None] = {root_key: None}
-    limit = budget.nodes
-    out_of_time = budget.out_of_time
-    nodes = 1
-    counter = 0
-    queue = [(-value(root, score), 0, root, score, root_key)]
-
-    def line_to(position: object) -> list[int]:
-        moves = []
-        step = parents[position]
-        while step is not None:
-            position, move = step
-            moves.append(move)
-            step = parents[position]
-        moves.reverse()
-        return moves
-
-    pop, push = heapq.heappop, heapq.heappush
-    while queue:
-        _, _, state, score, state_key = pop(queue)
-        for move in moves_of(state):
-            child = play(state, move)
-            child_key = key(child)
-            if child_key in parents:
-                continue
-            parents[child_key] = (state_key, move)
-            nodes += 1
-            child_score = score
-            if move >= 0:
-                child_score += ((move & 63) < nf) - ((move >> 6) < nf)
-            if child_score > best:
-                best, best_key = child_score, child_key
-                if child_score == total:
-                    line = line_to(child_key)
-                    return _Outcome(SOLVED, line, nodes, best, line)
-            if (limit is not None and nodes >= limit) or (
-                out_of_time is not None and nodes % CHECK_EVERY == 0 and out_of_time()
-            ):
-                best_line = [] if best_key is None else line_to(best_key)
-                return _Outcome(UNKNOWN, None, nodes, best, best_line)
-            counter -= 1
-            push(queue, (-value(child, child_score), counter, child, child_score, child_key))
-    return _Outcome(LOST, None, nodes, best, [] if best_key is None else line_to(best_key))
-
-
 def solve(game: Game, budget: Budget | None = None) -> Result:
     """Solve ``game`` from its current position, knowing the stock order.
 
@@ -198,8 +139,7 @@ def solve(game: Game, budget: Budget | None = None) -> Result:
     if game.status != PLAYING:
         return Result(LOST, None, 0, game.score, (), game.total_cards, game.score)
     model = model_for(game)
-    strategy = best_first if model.best_first else search
-    outcome = strategy(model, model.state_of(game), budget or Budget())
+    outcome = search(model, model.state_of(game), budget or Budget())
     text = model.text
     moves = None if outcome.line is None else tuple(map(text, outcome.line))
     if moves is not None:
