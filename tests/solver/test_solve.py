@@ -138,7 +138,7 @@ def test_out_of_time_callable_stops_the_search() -> None:
 
     result = solve(new_game("colorado", "stats-1"), Budget(out_of_time=out_of_time))
     assert result.verdict == UNKNOWN
-    assert len(calls) == 3
+    assert len(calls) >= 3
     assert result.nodes == 3 * 256
 
 
