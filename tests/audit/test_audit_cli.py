@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
+import pytest
 from audit_helpers import (
     SECRET,
     FakeClock,
@@ -103,6 +104,7 @@ async def test_a_stored_game(
     assert [f["check"] for f in json.loads(result.stdout)["findings"]] == ["score_mismatch"]
 
 
+@pytest.mark.timeout(400)  # the leaderboard audit's clairvoyance searches: seconds a game
 async def test_a_leaderboard(
     service: GameService, clock: FakeClock, redis_url: str, redis_client: Redis
 ) -> None:
