@@ -6,25 +6,32 @@ Run from the repository root::
 
 Pure: no server, no Redis.  For each of ``--games`` seeds it plays the same deal twice,
 with the engine, and builds each game's replay export directly (hash chain, state hashes,
-``server_time`` paced like a person: think times of about 0.6-10 s, log-normal):
+``server_time`` paced like a person: log-normal think times, median 2.5 s, at least 0.6 s):
 
-* a **clairvoyant** bot knows the stock order: it follows the perfect-information
-  solver's line (``solve`` with :data:`BOT_SOLVE_NODES`, re-planned when the line runs out
-  or it strays), except that with probability ``--noise`` it plays the fair mode's move
-  instead, as a cheat who does not follow the line slavishly would;
-* a **fair** bot sees only its view: it plays the fair mode's advice (``advise`` with
-  :data:`BOT_SAMPLES` samples, its own random samples, not the audit's).
+* a **clairvoyant** bot knows the stock order: at each position it plays the move after
+  which the perfect-information solver scores best (``clairvoyant_values`` with
+  :data:`BOT_SOLVE_NODES`, twice the audit's budget), except that with probability
+  ``--noise`` (0.2) it plays its fair choice instead, as a cheat who does not follow the
+  stock slavishly would;
+* a **fair** bot sees only its view: it plays the move the fair valuation scores best
+  (``fair_values``: stock orders sampled from its view, with its own random samples, not
+  the audit's).
 
-Both avoid repeating a table (a person does not shuffle a card back and forth) and resign
-after :data:`MAX_MOVES`.  Each export is audited (integrity must pass and no timing signal
-fire), then the clairvoyance examination gives its score.  It prints the ROC AUC of the
-scores (clairvoyant positive), and at the signal's threshold the false-positive rate (fair
-games flagged) and the true-positive rate (clairvoyant games flagged), with the decision
-points found and the CPU time per game audited.
+Both prefer a move to a foundation among equals, never repeat a table (a person does not
+shuffle a card back and forth) and resign after :data:`MAX_MOVES` moves (the audit looks
+at 24 positions at most).  Each export is audited (integrity must pass and no timing signal
+fire), then the clairvoyance examination gives its score.  It prints a line per game, the
+ROC AUC of the scores (clairvoyant positive), and at the signal's threshold the
+false-positive rate (fair games flagged) and the true-positive rate (clairvoyant games
+flagged), with the decision points found and the CPU time of each examination.  Ctrl-C
+prints the figures of the games done so far.
 
-``--game`` picks the game: ``balcony`` (default), ``colorado``, ``matrimony`` or
+``--game`` picks the game: ``colorado`` (default), ``balcony``, ``matrimony`` or
 ``empress_of_italy``, the four with a face-down stock; Gloucestershire has none, so there is
-nothing to be clairvoyant about.  Results go in ``BENCHMARKS.md`` ("Clairvoyance signal").
+nothing to be clairvoyant about.  Colorado is where the stock order matters most to the
+choices (where to put each stock card, on any of 20 piles); in Balcony and Matrimony the
+fair valuation nearly always finds a move that is also best with the real stock.  Results
+go in ``BENCHMARKS.md`` ("Clairvoyance signal (issue 10)").
 """
 
 from __future__ import annotations
