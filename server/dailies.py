@@ -35,7 +35,7 @@ from redis.exceptions import RedisError
 from server import daily
 from server.config import DailySelection
 from server.rules import GAMES, new_game
-from server.solver import WON, Budget, solve
+from server.solver import WON, Budget, Result, solve
 
 log = logging.getLogger("server.dailies")
 
@@ -129,7 +129,7 @@ def choose(
     def out_of_time() -> bool:
         return stop() or time.monotonic() > deadline
 
-    best: tuple[int, int, Any] | None = None  # (score, k, result)
+    best: tuple[int, int, Result] | None = None  # (score, k, result)
     k = 0
     while True:
         past_budget = k >= selection.candidates or out_of_time()
@@ -151,7 +151,7 @@ def choose(
         if best is None or result.best_score > best[0]:
             best = (result.best_score, k - 1, result)
     _, index, found = best
-    line = found.moves if found.verdict == WON else found.best_line
+    line = found.moves if found.moves is not None else found.best_line
     return Choice(
         k=index,
         verdict=found.verdict,
@@ -217,12 +217,15 @@ class DailySelector:
     async def _run(self) -> None:
         while not self._stopping.is_set():
             pending = False
+            self._wake.clear()  # before the pass: a request during it starts another
             try:
                 pending = await self.choose_ahead()
             except (RedisError, OSError) as error:
                 log.warning("daily selection: the store failed (%s); retrying", error)
                 pending = True
-            self._wake.clear()
+            except Exception:  # a bug must not end the task: every later day needs it
+                log.exception("daily selection failed; retrying")
+                pending = True
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(
                     self._wake.wait(), RETRY_SECONDS if pending else REFRESH_SECONDS
