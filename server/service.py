@@ -624,8 +624,9 @@ class GameService:
 
     async def hint_position(self, game_id: object, player_id: str) -> tuple[StoredGame, Game]:
         """The game a hint is asked for, if its owner may have one: ``forbidden`` for
-        anyone else, ``hints_ranked`` in a ranked attempt, ``game_over`` once it ended."""
-        stored = await self.load(game_id)
+        anyone else (``daily_open`` for an open day's ranked game, as every read),
+        ``hints_ranked`` in a ranked attempt, ``game_over`` once it ended."""
+        stored = await self.readable(game_id, player_id)
         if stored.owner != player_id:
             raise ApiError("forbidden", "only the game's owner may ask for a hint")
         if stored.ranked:
