@@ -44,6 +44,8 @@ log = logging.getLogger("server.dailies")
 REFRESH_SECONDS = 600.0
 #: While a choice is wanted but another instance holds its lock, look again this often.
 RETRY_SECONDS = 1.0
+#: Seconds :meth:`DailySelector.stop` waits for the task to end before cancelling it.
+STOP_SECONDS = 5.0
 #: ``Retry-After`` of ``daily_not_ready`` (ms).
 NOT_READY_RETRY_MS = 2000
 #: Candidates looked at past ``--daily-candidates`` only to find a deal with a legal
@@ -207,11 +209,18 @@ class DailySelector:
             self._wake.set()
 
     async def stop(self) -> None:
+        """Stop the task: a selection running stops within a few hundred positions (its
+        day is chosen at the next start).  The task ends by itself rather than being
+        cancelled in the middle of a Redis command."""
         self._stopping.set()
+        self._wake.set()
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            try:
+                await asyncio.wait_for(asyncio.shield(self._task), STOP_SECONDS)
+            except TimeoutError:
+                self._task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._task
         self._threads.shutdown(wait=True, cancel_futures=True)
 
     async def _run(self) -> None:

@@ -12,9 +12,10 @@ import shutil
 import socket
 import subprocess
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
+import httpx
 import redis
 import uvicorn
 from starlette.applications import Starlette
@@ -180,6 +181,17 @@ async def choose_dailies(service: GameService, date: str | None = None) -> None:
                 await asyncio.sleep(0.02)  # another selector holds the lock
     finally:
         await selector.stop()
+
+
+async def until_chosen(send: Callable[[], Awaitable[httpx.Response]]) -> httpx.Response:
+    """``send()``'s answer, sent again while it is ``503 daily_not_ready`` (the day's deal
+    is being chosen in the background), as a client honouring ``Retry-After`` would."""
+    async with asyncio.timeout(START_TIMEOUT * 3):
+        while True:
+            response = await send()
+            if response.status_code != 503 or b"daily_not_ready" not in response.content:
+                return response
+            await asyncio.sleep(0.05)
 
 
 #: The secret of servers started by tests and tools (long enough: ``MIN_SECRET_BYTES``).

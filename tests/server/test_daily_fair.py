@@ -166,7 +166,9 @@ async def test_nobody_but_its_player_reads_an_open_days_ranked_game(
         watchers = []
         for who in (other, None):
             for what, response in await walk_rest(http, who, game_id, version):
-                json_answer = response.headers.get("content-type", "").startswith("application/json")
+                json_answer = response.headers.get("content-type", "").startswith(
+                    "application/json"
+                )
                 body = response.json() if json_answer else {}  # /metrics is text
                 if refers_to_the_game(what.split(" ", 1)[1]):
                     assert response.status_code in (401, 403), (what, response.text)
