@@ -432,6 +432,9 @@ class ServerProcess:
     async def start(self) -> None:
         env = {k: v for k, v in os.environ.items() if k not in SERVER_ENV}
         env["RATE_LIMITS"] = "off"  # tests with limits on say so in ``env``
+        env["DAILY_CANDIDATE_NODES"] = str(TEST_DAILY.candidate_nodes)
+        env["DAILY_CANDIDATES"] = str(TEST_DAILY.candidates)
+        env["DAILY_SELECTION_SECONDS"] = str(TEST_DAILY.seconds)
         env.update(self.env or {})
         self.process = await asyncio.create_subprocess_exec(
             sys.executable,
