@@ -20,7 +20,7 @@ from typing import Any
 
 from protocol import chain
 from server import daily
-from server.dailies import choose
+from server.dailies import choose as choose_deal
 from server.leaderboard import board_keys
 from server.rules import Game, load_game, new_game
 from server.service import GameService
@@ -145,7 +145,7 @@ def winning_day(name: str, secret: str, first: dt.date, tries: int = 60) -> tupl
     wins: ``(date, rng_seed)``, searched offline with the engine alone."""
     for offset in range(tries):
         date = (first + dt.timedelta(days=offset)).isoformat()
-        chosen = choose(secret.encode(), name, date, TEST_DAILY).k  # as choose_dailies does
+        chosen = choose_deal(secret.encode(), name, date, TEST_DAILY).k  # as choose_dailies does
         seed = daily.candidate_seed(secret.encode(), name, date, chosen)
         for rng_seed in range(3):
             game, choose = new_game(name, seed), greedy_choice(random.Random(rng_seed))
