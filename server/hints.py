@@ -21,10 +21,13 @@ HINT_SAMPLE_NODES = 1_500
 HINT_SECONDS = 0.6
 
 
-def hint(name: str, view: Mapping[str, Any], game_id: str, version: int) -> Advice:
-    """Advice for the position ``view`` of game ``name``; the same position of the same
-    game gets the same samples (the rng is seeded by the game id and version)."""
-    deadline = time.monotonic() + HINT_SECONDS
+def hint(
+    name: str, view: Mapping[str, Any], game_id: str, version: int, seconds: float = HINT_SECONDS
+) -> Advice:
+    """Advice for the position ``view`` of game ``name`` within ``seconds``; the same
+    position of the same game gets the same samples (the rng is seeded by the game id and
+    version), so the same advice unless the time ran out first."""
+    deadline = time.monotonic() + seconds
     return advise(
         name,
         view,
