@@ -245,11 +245,10 @@ class BaseRankModel(Model):
 
 
 class BalconyModel(BaseRankModel):
+
     def value(self, state: State, score: int) -> float:
-        return (
-            10 * score
-            - 3 * len(state[self.reserve])
-            + sum(1 for slot in self.tableau if not state[slot])
+        return 10 * score - 3 * len(state[self.reserve]) + sum(
+            1 for slot in self.tableau if not state[slot]
         )
 
 
