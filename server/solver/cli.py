@@ -150,8 +150,10 @@ def stats(args: argparse.Namespace) -> int:
     finally:
         if out is not None:
             out.close()
-    print(f"{args.game}: {len(seeds)} deals {args.prefix}1..{args.prefix}{args.deals}, "
-          f"budget {args.budget:g} s CPU per deal")
+    print(
+        f"{args.game}: {len(seeds)} deals {args.prefix}1..{args.prefix}{args.deals}, "
+        f"budget {args.budget:g} s CPU per deal"
+    )
     print(summary(done[seed] for seed in seeds))
     return 0
 

@@ -108,7 +108,7 @@ def hidden_cards(name: str, view: Mapping[str, Any]) -> list[int]:
                 visible[parse_card(top)] += 1
         else:
             visible.update(map(parse_card, view[kind]))
-    hidden = []
+    hidden: list[int] = []
     for face in range(52):
         missing = cls.decks - visible[face]
         if missing < 0:

@@ -84,13 +84,6 @@ class Model:
     def score(self, state: State) -> int:
         return sum(len(state[slot]) for slot in self.foundations)
 
-    #: Whether :func:`server.solver.search.solve` searches best-first (else depth-first).
-    best_first = False
-
-    def value(self, state: State, score: int) -> float:
-        """How promising a position looks to best-first search (higher first)."""
-        return score
-
     def moves(self, state: State) -> list[int]:
         """The moves to try from ``state``, best first; ``[m]`` alone when ``m`` is safe
         (playing it cannot turn a winnable position into a lost one)."""
@@ -245,11 +238,7 @@ class BaseRankModel(Model):
 
 
 class BalconyModel(BaseRankModel):
-
-    def value(self, state: State, score: int) -> float:
-        return 10 * score - 3 * len(state[self.reserve]) + sum(
-            1 for slot in self.tableau if not state[slot]
-        )
+    """Balcony: the reserve's top goes to a foundation or an empty pile only; no refills."""
 
 
 class EmpressModel(BaseRankModel):

@@ -13,7 +13,7 @@ alternatives), each argued in its model's docstring.
 
 from __future__ import annotations
 
-import heapq
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -24,6 +24,9 @@ SOLVED, LOST, UNKNOWN = "won", "lost", "unknown"  # verdicts
 
 #: How often (in nodes) the search asks :attr:`Budget.out_of_time`.
 CHECK_EVERY = 256
+#: Restarts in a shaken move order (see :func:`_restarts`), and the positions each may use.
+RESTARTS = 4
+RESTART_NODES = 20_000
 
 
 @dataclass(frozen=True)
@@ -73,9 +76,31 @@ class _Outcome:
     best_line: list[int]
 
 
-def search(model: Model, root: State, budget: Budget) -> _Outcome:
-    """The depth-first search itself, on model states (see the module docstring)."""
-    key, moves_of, play = model.key, model.moves, model.play
+def _shaken(
+    moves_of: Callable[[State], list[int]], rng: random.Random
+) -> Callable[[State], list[int]]:
+    """``moves_of`` with two of each position's moves swapped at random (lists of three
+    or more): the same moves, so the search stays exhaustive, in another order."""
+
+    def moves(state: State) -> list[int]:
+        listed = moves_of(state)
+        if len(listed) > 2:
+            i, j = rng.randrange(len(listed)), rng.randrange(len(listed))
+            listed[i], listed[j] = listed[j], listed[i]
+        return listed
+
+    return moves
+
+
+def search(model: Model, root: State, budget: Budget, shake: int | None = None) -> _Outcome:
+    """The depth-first search itself, on model states (see the module docstring).
+
+    With ``shake``, each position's moves are reordered a little by ``random.Random(shake)``
+    (a restart: still every move of every position, in another order)."""
+    key, play = model.key, model.play
+    moves_of: Callable[[State], list[int]] = model.moves
+    if shake is not None:
+        moves_of = _shaken(moves_of, random.Random(shake))
     nf, total = model.nf, model.total
     score = model.score(root)
     best, best_line = score, []
@@ -129,62 +154,30 @@ def search(model: Model, root: State, budget: Budget) -> _Outcome:
     return _Outcome(LOST, None, nodes, best, best_line)
 
 
-def best_first(model: Model, root: State, budget: Budget) -> _Outcome:
-    """Best-first search: always expand the open position the model values most
-    (:meth:`Model.value`), the newest first among equals.  Same transposition table and
-    the same verdicts as :func:`search` (exhaustive when the queue runs dry), but it is not
-    trapped under an early bad move the way depth-first search is."""
-    key, moves_of, play, value = model.key, model.moves, model.play, model.value
-    nf, total = model.nf, model.total
-    score = model.score(root)
-    best, best_key = score, None
-    if score == total:
-        return _Outcome(SOLVED, [], 1, score, [])
-    root_key = key(root)
-    # Each position's key -> (its parent's key, the move from there); the root's is None.
-    parents: dict[object, tuple[object, int] | None] = {root_key: None}
+def _restarts(model: Model, root: State, budget: Budget) -> _Outcome:
+    """:func:`search` first in the model's order, then in :data:`RESTARTS` shaken orders,
+    each for at most :data:`RESTART_NODES` positions, then in the model's order again for
+    the rest of the budget.  A win is found in milliseconds or after a long time (an early
+    bad move buries depth-first search); restarts in another order find many of the late
+    ones early.  Each run is a complete search, so any run's ``"lost"`` is a proof."""
     limit = budget.nodes
-    out_of_time = budget.out_of_time
-    nodes = 1
-    counter = 0
-    queue = [(-value(root, score), 0, root, score, root_key)]
-
-    def line_to(position: object) -> list[int]:
-        moves = []
-        step = parents[position]
-        while step is not None:
-            position, move = step
-            moves.append(move)
-            step = parents[position]
-        moves.reverse()
-        return moves
-
-    pop, push = heapq.heappop, heapq.heappush
-    while queue:
-        _, _, state, score, state_key = pop(queue)
-        for move in moves_of(state):
-            child = play(state, move)
-            child_key = key(child)
-            if child_key in parents:
-                continue
-            parents[child_key] = (state_key, move)
-            nodes += 1
-            child_score = score
-            if move >= 0:
-                child_score += ((move & 63) < nf) - ((move >> 6) < nf)
-            if child_score > best:
-                best, best_key = child_score, child_key
-                if child_score == total:
-                    line = line_to(child_key)
-                    return _Outcome(SOLVED, line, nodes, best, line)
-            if (limit is not None and nodes >= limit) or (
-                out_of_time is not None and nodes % CHECK_EVERY == 0 and out_of_time()
-            ):
-                best_line = [] if best_key is None else line_to(best_key)
-                return _Outcome(UNKNOWN, None, nodes, best, best_line)
-            counter -= 1
-            push(queue, (-value(child, child_score), counter, child, child_score, child_key))
-    return _Outcome(LOST, None, nodes, best, [] if best_key is None else line_to(best_key))
+    nodes, best = 0, None
+    runs: list[int | None] = [None, *range(1, RESTARTS + 1), None]
+    for index, shake in enumerate(runs):
+        last = index == len(runs) - 1
+        left = None if limit is None else limit - nodes
+        cap = left if last else (RESTART_NODES if left is None else min(left, RESTART_NODES))
+        outcome = search(model, root, Budget(cap, budget.out_of_time), shake)
+        nodes += outcome.nodes
+        if best is None or outcome.best_score > best.best_score:
+            best = outcome
+        out_of_budget = (limit is not None and nodes >= limit) or (
+            budget.out_of_time is not None and budget.out_of_time()
+        )
+        if outcome.verdict != UNKNOWN or out_of_budget or last:
+            break
+    assert best is not None
+    return _Outcome(outcome.verdict, outcome.line, nodes, best.best_score, best.best_line)
 
 
 def solve(game: Game, budget: Budget | None = None) -> Result:
@@ -198,8 +191,7 @@ def solve(game: Game, budget: Budget | None = None) -> Result:
     if game.status != PLAYING:
         return Result(LOST, None, 0, game.score, (), game.total_cards, game.score)
     model = model_for(game)
-    strategy = best_first if model.best_first else search
-    outcome = strategy(model, model.state_of(game), budget or Budget())
+    outcome = _restarts(model, model.state_of(game), budget or Budget())
     text = model.text
     moves = None if outcome.line is None else tuple(map(text, outcome.line))
     if moves is not None:
