@@ -45,7 +45,13 @@ async def create_player(request: Request) -> Response:
 
 async def list_games(request: Request) -> Response:
     games = [
-        {"name": cls.name, "title": cls.title, "decks": cls.decks, "summary": cls.summary}
+        {
+            "name": cls.name,
+            "title": cls.title,
+            "decks": cls.decks,
+            "summary": cls.summary,
+            "piles": cls.pile_hints,
+        }
         for cls in GAMES.values()
     ]
     return respond(request, {"games": games})

@@ -30,6 +30,9 @@ TEST_DAILY_ARGS = [
     str(TEST_DAILY.seconds),
 ]
 SERVER_ENV = (*Settings().to_environment(), "PROMETHEUS_MULTIPROC_DIR")
+#: What every test server runs with unless a test says otherwise: no rate limits, and new
+#: accounts may play ranked dailies at once.
+TEST_SERVER_ENV = {"RATE_LIMITS": "off", "RANKED_MIN_ACCOUNT_AGE": "0"}
 
 
 class ServerProcess:
@@ -61,6 +64,7 @@ class ServerProcess:
 
     async def start(self) -> ServerProcess:
         env = {k: v for k, v in os.environ.items() if k not in SERVER_ENV}
+        env.update(TEST_SERVER_ENV)
         env.update(self.env)
         self.process = await asyncio.create_subprocess_exec(
             sys.executable,
