@@ -18,7 +18,7 @@ from server.solver import Advice, advise
 HINT_SAMPLES = 8
 HINT_SAMPLE_NODES = 1_500
 #: A hint stops sampling after this long (at least one sample is solved).
-HINT_SECONDS = 0.6
+HINT_SECONDS = 0.5
 
 
 def hint(
