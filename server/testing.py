@@ -24,7 +24,7 @@ from server import daily
 from server.__main__ import WS_TRANSPORT_LIMIT
 from server.app import create_app
 from server.config import DailySelection, Limits, Settings
-from server.dailies import DailySelector, load_choice
+from server.dailies import DailySelector, load_choice, tomorrow
 from server.embedded import valkey_binary
 from server.rules import GAMES
 from server.service import GameService
@@ -168,6 +168,15 @@ async def dailies_chosen(app: Starlette, date: str | None = None) -> None:
         for game in GAMES:
             while await load_choice(service.store.redis, game, date) is None:
                 await asyncio.sleep(0.02)
+
+
+async def dailies_idle(app: Starlette) -> None:
+    """Wait until ``app``'s background selection has chosen today's and tomorrow's
+    dailies (by the service's clock): it is idle then, so a test sees only the Redis keys
+    and calls of its own requests."""
+    today = daily.today(app.state.service.clock())
+    await dailies_chosen(app, today)
+    await dailies_chosen(app, tomorrow(today))
 
 
 async def choose_dailies(service: GameService, date: str | None = None) -> None:

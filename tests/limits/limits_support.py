@@ -15,7 +15,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from server.app import create_app
 from server.config import Limits, Settings
-from server.testing import TEST_DAILY, TEST_SECRET, serve_app
+from server.testing import TEST_DAILY, TEST_SECRET, dailies_idle, serve_app
 
 WAIT = 5.0
 
@@ -35,6 +35,7 @@ async def running(redis_url: str, **limits: Any) -> AsyncIterator[Server]:
     )
     app = create_app(settings)
     async with serve_app(app) as port:
+        await dailies_idle(app)  # the tests see only their own requests' Redis calls
         yield Server(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/v1/ws", app)
 
 

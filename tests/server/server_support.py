@@ -33,7 +33,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from server.app import create_app
 from server.config import Settings
 from server.rules import Game, load_game
-from server.testing import TEST_DAILY, UNLIMITED, free_port, serve_app
+from server.testing import TEST_DAILY, UNLIMITED, dailies_idle, free_port, serve_app
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "server-test-secret-of-at-least-32-bytes"
@@ -80,6 +80,7 @@ async def run_app(
     )
     app = app or create_app(settings)
     async with serve_app(app) as port:
+        await dailies_idle(app)  # the tests see only their own requests' Redis keys
         yield RunningServer(app, port)
 
 

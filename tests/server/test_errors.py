@@ -559,6 +559,9 @@ async def test_every_error_code_is_covered() -> None:
         "too_many_connections": "tests/limits/test_connections.py",
         "move_limit": "tests/limits/test_move_limit.py",
         "audit_busy": "tests/limits/test_audit_limits.py",
+        "hints_ranked": "test_hints.py",
+        "hints_busy": "test_hints.py",
+        "daily_not_ready": "tests/daily/test_selection.py",
     }
     covered = set(REST_CASES) | set(WS_CASES) | set(elsewhere)
     assert covered == set(ERROR_CODES)
