@@ -17,7 +17,7 @@ from protocol.rng import InvalidSeed, random_seed, validate_seed
 from server import auth, daily, keys
 from server.codec import pack
 from server.config import Limits
-from server.dailies import NOT_READY_RETRY_MS, Choice, load_choice
+from server.dailies import CATCH_UP_DAYS, NOT_READY_RETRY_MS, Choice, load_choice
 from server.errors import ApiError
 from server.leaderboard import Entry, Leaderboards
 from server.rules import (
@@ -186,6 +186,10 @@ class GameService:
         while the background selection has not stored it (it is asked to, never here)."""
         choice = await load_choice(self.store.redis, name, date)
         if choice is None:
+            if daily.opens_ms(date) < self.clock() - CATCH_UP_DAYS * daily.DAY_MS:
+                # Long before any choice was made here: never a challenge.  Not chosen
+                # on demand, so nobody can have the server solve any number of days.
+                raise ApiError("no_daily", f"no {name} challenge was held on {date}")
             self.request_daily(date)
             raise ApiError(
                 "daily_not_ready",

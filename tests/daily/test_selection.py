@@ -135,21 +135,34 @@ async def test_a_day_not_chosen_yet_answers_503_and_is_never_solved_on_the_reque
     clock = Clock()
     async with served(redis_url, clock) as (app, http):
         redis: Redis = app.state.service.store.redis
-        old_day = "2026-10-01"  # closed, never chosen: no background pass looked at it
-        response = await http.get(f"/v1/daily/colorado/{old_day}")
+        # Today by the clock (set after the start): no background pass has looked at it.
+        response = await http.get("/v1/daily/colorado")
         assert response.status_code == 503, response.text
         assert response.json()["error"]["code"] == "daily_not_ready"
-        assert int(response.headers["Retry-After"]) >= 1
-        practice = await http.post(
-            "/v1/games",
-            json={"game": "colorado", "daily": old_day},
-            headers={"Authorization": f"Bearer {(await http.post('/v1/players')).json()['token']}"},
-        )
-        assert practice.status_code in (201, 503), practice.text
+        assert response.headers["Retry-After"] == "2"
+        token = (await http.post("/v1/players")).json()["token"]
+        headers = {"Authorization": f"Bearer {token}"}
+        start = await http.post("/v1/daily/colorado", headers=headers)
+        assert start.status_code in (200, 503), start.text  # 200 once chosen meanwhile
         # The background task picks the day up; then it answers.
-        await dailies_chosen(app, old_day)
-        assert await load_choice(redis, "colorado", old_day) is not None
-        assert (await http.get(f"/v1/daily/colorado/{old_day}")).status_code == 200
+        await dailies_chosen(app, DAY)
+        assert (await http.get("/v1/daily/colorado")).status_code == 200
+        assert (await http.post("/v1/daily/colorado", headers=headers)).status_code == 200
+        # A day of the past week is caught up on the same way; one long ago had no
+        # challenge, and nothing is chosen for it.
+        recent = "2026-11-25"
+        assert (await http.get(f"/v1/daily/colorado/{recent}")).status_code == 503
+        await dailies_chosen(app, recent)
+        assert (await http.get(f"/v1/daily/colorado/{recent}")).status_code == 200
+        long_ago = "2026-10-01"
+        for _ in range(2):
+            response = await http.get(f"/v1/daily/colorado/{long_ago}")
+            assert response.status_code == 404 and "no_daily" in response.text
+        practice = await http.post(
+            "/v1/games", json={"game": "colorado", "daily": long_ago}, headers=headers
+        )
+        assert practice.status_code == 404 and "no_daily" in practice.text
+        assert await load_choice(redis, "colorado", long_ago) is None
 
 
 async def test_selection_keeps_the_best_proven_score_when_no_win_is_found() -> None:

@@ -278,6 +278,7 @@ REST_CASES: dict[str, tuple[int, list[tuple[str, Request]]]] = {
         ],
     ),
     "not_open": (404, [("far future", get("/v1/daily/balcony/2999-01-01"))]),
+    "no_daily": (404, [("long ago", get("/v1/daily/balcony/2001-01-01"))]),
     "method_not_allowed": (
         405,
         [
