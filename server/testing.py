@@ -24,7 +24,7 @@ from server import daily
 from server.__main__ import WS_TRANSPORT_LIMIT
 from server.app import create_app
 from server.config import DailySelection, Limits, Settings
-from server.dailies import DailySelector, load_choice, tomorrow
+from server.dailies import DailySelector, load_choice, lock_key, tomorrow
 from server.embedded import valkey_binary
 from server.rules import GAMES
 from server.service import GameService
@@ -166,7 +166,10 @@ async def dailies_chosen(app: Starlette, date: str | None = None) -> None:
     app.state.dailies.request(date)
     async with asyncio.timeout(START_TIMEOUT * 3):
         for game in GAMES:
-            while await load_choice(service.store.redis, game, date) is None:
+            # Chosen, and its lock released (the last write of a selection).
+            while await load_choice(service.store.redis, game, date) is None or (
+                await service.store.redis.exists(lock_key(game, date))
+            ):
                 await asyncio.sleep(0.02)
 
 
