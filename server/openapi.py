@@ -514,6 +514,7 @@ def openapi_document() -> dict[str, Any]:
                     "assisted",
                     "parameters": [GAME_ID],
                     "security": SECURED,
+                    "requestBody": _request(rest.EMPTY_BODY, "nothing (or {})", False),
                     "responses": {
                         "200": _body(_ref("Hint"), "the hint"),
                         **_errors(400, 401, 403, 404, 409, 413, 415, 503),
