@@ -86,7 +86,17 @@ SCHEMAS: dict[str, Any] = {
     },
     "Snapshot": {
         "type": "object",
-        "required": ["id", "game", "version", "status", "score", "view", "legal_moves", "daily"],
+        "required": [
+            "id",
+            "game",
+            "version",
+            "status",
+            "score",
+            "view",
+            "legal_moves",
+            "daily",
+            "assisted",
+        ],
         "properties": {
             "id": {"type": "string"},
             "game": {"type": "string", "enum": list(GAME_NAMES)},
@@ -125,7 +135,7 @@ SCHEMAS: dict[str, Any] = {
     },
     "Log": {
         "type": "object",
-        "required": ["game_id", "game", "status", "version", "seed", "moves", "next"],
+        "required": ["game_id", "game", "status", "version", "seed", "assisted", "moves", "next"],
         "properties": {
             "game_id": {"type": "string"},
             "game": {"type": "string"},
