@@ -110,7 +110,7 @@ async def test_metrics_count_every_workers_moves_connections_and_redis(tmp_path:
         assert started_daily.status_code == 200, started_daily.text
         date = daily.today(int(time.time() * 1000))
         secret = (tmp_path / "secret").read_text().strip().encode()
-        redis = Redis.from_unix_socket(str(tmp_path / "valkey.sock"))
+        redis = Redis(unix_socket_path=str(tmp_path / "valkey.sock"))
         choice = await load_choice(redis, "balcony", date)
         await redis.aclose()
         assert choice is not None
