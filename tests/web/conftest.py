@@ -22,7 +22,8 @@ import pytest
 import redis
 from web_helpers import ARTIFACTS, Web
 
-from server.testing import free_port
+from server.rules import GAME_NAMES
+from server.testing import TEST_DAILY, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -114,6 +115,14 @@ def base_url(web_redis_url: str) -> Iterator[str]:
     args = ["--host", "127.0.0.1", "--port", str(port), "--redis-url", web_redis_url]
     args += ["--secret", SECRET, "--log-level", "warning", "--ranked-min-account-age", "0"]
     args += ["--rate-limits", "off"]  # every page of every test makes players from one address
+    args += [  # small budgets: today's dailies are chosen within a second or two
+        "--daily-candidate-nodes",
+        str(TEST_DAILY.candidate_nodes),
+        "--daily-candidates",
+        str(TEST_DAILY.candidates),
+        "--daily-selection-seconds",
+        str(TEST_DAILY.seconds),
+    ]
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "server", *args],
@@ -135,6 +144,11 @@ def base_url(web_redis_url: str) -> Iterator[str]:
             if time.monotonic() > deadline:
                 pytest.fail(f"python -m server did not answer /healthz in {SERVER_START_TIMEOUT}s")
             time.sleep(0.05)
+        for game in GAME_NAMES:  # today's daily chosen in the background (else 503)
+            while httpx.get(f"{url}/v1/daily/{game}", timeout=1).status_code == 503:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"today's {game} daily was not chosen in time")
+                time.sleep(0.05)
         yield url
     finally:
         process.terminate()
