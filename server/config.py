@@ -9,6 +9,14 @@ from typing import Any
 
 from server.keys import MIN_SECRET_BYTES
 
+#: The values of ``--durability`` (``DURABILITY``), the default first.
+DURABILITY_LEVELS = ("none", "replica")
+
+
+def flag(value: str) -> bool:
+    """An environment flag: ``1``/``true``/``yes`` (any case) is on."""
+    return value.strip().lower() in ("1", "true", "yes")
+
 
 class WeakSecret(ValueError):
     """A configured server secret too short to resist offline guessing."""
@@ -43,9 +51,18 @@ class Settings:
     log_level: str = "info"
     #: Seconds an account must exist before it may start a ranked attempt; 0: no minimum.
     ranked_min_account_age: int = 86400
+    #: ``redis_url`` names one node of a Redis Cluster (the rest are discovered).
+    redis_cluster: bool = False
+    #: ``none``: a move is acknowledged once its Redis primary has it; ``replica``: once a
+    #: replica of that primary has it too (``WAIT``), so a failover loses no acknowledged move.
+    durability: str = "none"
 
     def __post_init__(self) -> None:
         check_secret(self.secret)
+        if self.durability not in DURABILITY_LEVELS:
+            raise ValueError(f"durability is one of {', '.join(DURABILITY_LEVELS)}")
+        if not self.redis_url and (self.redis_cluster or self.durability != "none"):
+            raise ValueError("--redis-cluster and --durability replica need --redis-url")
 
     @classmethod
     def _environment_values(cls) -> dict[str, Any]:
@@ -59,6 +76,8 @@ class Settings:
             "ranked_min_account_age": int(
                 os.environ.get("RANKED_MIN_ACCOUNT_AGE", cls.ranked_min_account_age)
             ),
+            "redis_cluster": flag(os.environ.get("REDIS_CLUSTER", "")),
+            "durability": os.environ.get("DURABILITY", cls.durability),
         }
 
     @classmethod
@@ -99,7 +118,22 @@ class Settings:
             help="age an account needs to start a ranked attempt (RANKED_MIN_ACCOUNT_AGE; "
             "default 86400, 0: off)",
         )
+        parser.add_argument(
+            "--redis-cluster",
+            action="store_true",
+            default=defaults.redis_cluster,
+            help="--redis-url names a node of a Redis Cluster (REDIS_CLUSTER=1)",
+        )
+        parser.add_argument(
+            "--durability",
+            choices=DURABILITY_LEVELS,
+            default=defaults.durability,
+            help="acknowledge a move once its Redis primary has it (none, the default) or "
+            "once a replica has it too (replica) (DURABILITY)",
+        )
         args = parser.parse_args(argv)
+        if defaults.durability not in DURABILITY_LEVELS:
+            parser.error(f"DURABILITY is one of {', '.join(DURABILITY_LEVELS)}")
         if args.ranked_min_account_age < 0:
             parser.error("--ranked-min-account-age is 0 (off) or a number of seconds")
         try:
@@ -111,8 +145,10 @@ class Settings:
                 workers=args.workers,
                 log_level=args.log_level,
                 ranked_min_account_age=args.ranked_min_account_age,
+                redis_cluster=args.redis_cluster,
+                durability=args.durability,
             )
-        except WeakSecret as error:
+        except ValueError as error:  # a weak secret, or a setting that needs another
             parser.error(str(error))
 
     def to_environment(self) -> dict[str, str]:
@@ -125,4 +161,6 @@ class Settings:
             "WORKERS": str(self.workers),
             "LOG_LEVEL": self.log_level,
             "RANKED_MIN_ACCOUNT_AGE": str(self.ranked_min_account_age),
+            "REDIS_CLUSTER": "1" if self.redis_cluster else "0",
+            "DURABILITY": self.durability,
         }

@@ -43,6 +43,11 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "stale": (409, "the move was made against an old version; 'version' is the current one"),
     "too_many_errors": (400, "the connection broke the protocol too often and is closed"),
     "store_unavailable": (503, "Redis cannot be reached; retry later"),
+    "not_replicated": (
+        503,
+        "(--durability replica) no replica confirmed the move in time: send it again with "
+        "the same move_id",
+    ),
     "internal": (500, "an unexpected server error"),
 }
 

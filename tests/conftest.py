@@ -4,6 +4,12 @@ The tests never use a mock or an in-process stand-in for Redis.  A session-scope
 ``redis-server`` is started on a free loopback port (unless ``REDIS_URL`` names one to
 use instead); a missing ``redis-server`` is a test failure, not a skip.  ``redis_url``
 hands a test the URL of a freshly flushed database.
+
+``redis_mode`` says which Redis: ``standalone`` here; the ``conftest.py`` of the server,
+daily and audit tests parametrize it so those tests also run on a local Redis Cluster
+(3 primaries, 3 replicas: :class:`server.testing.RedisClusterProcesses`; a missing
+``redis-cli`` fails too).  ``redis_cluster`` is True on the cluster, for the tests to
+pass on as ``Settings.redis_cluster`` / ``--redis-cluster``.
 """
 
 from __future__ import annotations
@@ -32,24 +38,47 @@ class RedisProcess(testing.RedisProcess):
 
 
 @pytest.fixture(scope="session")
-def redis_server_url() -> Iterator[str]:
-    """The URL of the session's Redis: ``REDIS_URL`` if set, else our own redis-server."""
+def redis_mode() -> str:
+    """``standalone`` or ``cluster``: which Redis the session's tests run on."""
+    return "standalone"
+
+
+@pytest.fixture(scope="session")
+def redis_cluster(redis_mode: str) -> bool:
+    return redis_mode == "cluster"
+
+
+@pytest.fixture(scope="session")
+def redis_server_url(redis_cluster: bool) -> Iterator[str]:
+    """The URL of the session's Redis: ``REDIS_URL`` if set, else our own redis-server;
+    on the cluster, one of its nodes."""
     configured = os.environ.get("REDIS_URL")
-    if configured:
+    if configured and not redis_cluster:
         yield configured
         return
-    server = RedisProcess()
-    server.start()
+    server: RedisProcess | testing.RedisClusterProcesses
+    server = testing.RedisClusterProcesses() if redis_cluster else RedisProcess()
+    try:
+        server.start()
+    except RuntimeError as error:
+        pytest.fail(str(error))
     try:
         yield server.url
     finally:
         server.stop()
 
 
+def sync_client(url: str, cluster: bool) -> redis.Redis | redis.RedisCluster:
+    if cluster:
+        return redis.RedisCluster.from_url(url, socket_timeout=5)
+    return redis.Redis.from_url(url, socket_timeout=5)
+
+
 @pytest.fixture
-def redis_url(redis_server_url: str) -> Iterator[str]:
-    """The session Redis, its database flushed before (and after) the test."""
-    client = redis.Redis.from_url(redis_server_url, socket_timeout=5)
+def redis_url(redis_server_url: str, redis_cluster: bool) -> Iterator[str]:
+    """The session Redis, its database flushed before (and after) the test (on every
+    primary of the cluster)."""
+    client = sync_client(redis_server_url, redis_cluster)
     try:
         client.flushdb()
         yield redis_server_url
