@@ -544,6 +544,7 @@ async def test_every_error_code_is_covered() -> None:
         "too_many_errors": "test_too_many_errors",
         "internal": "test_internal_error",
         "store_unavailable": "test_store_outage.py",
+        "not_replicated": "test_durability.py",
         "daily_open": "tests/daily/test_fair_play.py",
         "daily_closed": "tests/daily/test_fair_play.py",
         "account_too_new": "tests/daily/test_fair_play.py",
