@@ -1,6 +1,8 @@
 # The game server image: `python -m server` (the entry point of scripts/run) under uvicorn.
-# Configure it through the environment: REDIS_URL (required for more than one worker or
-# replica), SERVER_SECRET (every replica must share it), WORKERS, LOG_LEVEL.
+# Configure it through the environment (README.md lists every variable): REDIS_URL (shared
+# by every replica; without it the server runs its embedded Valkey with its data in
+# DATA_DIR, which must then be a volume writable by uid 10001), SERVER_SECRET (every replica
+# must share it), WORKERS, LOG_LEVEL, LOG_FORMAT.
 #   docker build -t solitaire-server .
 #   docker run -e REDIS_URL=redis://redis:6379/0 -e SERVER_SECRET=... -p 8000:8000 solitaire-server
 # The web client's one npm dependency, installed from the lock file in a throwaway stage.

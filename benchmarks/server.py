@@ -60,6 +60,8 @@ from websockets.asyncio.client import ClientConnection, connect
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
+#: A rate no benchmark client reaches (``--rate-limits on`` measures the checks' cost).
+UNREACHED = 10**9
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 
 #: A game is replaced by a new one after this many moves.
@@ -1154,6 +1156,13 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--skip-baseline", action="store_true", help="measure the server only")
     parser.add_argument(
+        "--rate-limits",
+        choices=("on", "off"),
+        default="off",
+        help="the server's rate limits (off); 'on' measures their cost: every bucket is "
+        "checked, with rates no client reaches",
+    )
+    parser.add_argument(
         "--profile", type=Path, help="py-spy record the workers during each window, into here"
     )
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
@@ -1260,6 +1269,24 @@ def measure(
             str(args.workers),
             "--log-level",
             "warning",
+            # Every client comes from one address: the limits would measure themselves.
+            "--rate-limits",
+            args.rate_limits,
+            "--max-connections-per-address",
+            str(max(64, 2 * args.clients)),
+            # With the limits on, every check runs but none refuses: their cost alone.
+            "--players-per-hour",
+            str(UNREACHED),
+            "--address-moves-per-minute",
+            str(UNREACHED),
+            "--player-moves-per-minute",
+            str(UNREACHED),
+            "--address-requests-per-minute",
+            str(UNREACHED),
+            "--message-credits",
+            str(UNREACHED),
+            "--message-credits-per-second",
+            str(UNREACHED),
         ],
         "baseline": [
             python,

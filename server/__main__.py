@@ -1,43 +1,118 @@
-"""``python -m server``: run the game server under uvicorn."""
+"""``python -m server``: run the game server under uvicorn.
+
+With no Redis URL it first starts the embedded store (:mod:`server.embedded`) and stops
+it after the last worker has finished.  Each run gets a fresh directory for the
+Prometheus multiprocess files (so ``/metrics`` adds up every worker's counts).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import logging.config
 import os
+import shutil
+import signal
 import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from types import FrameType
 
 import uvicorn
 
 from server.config import Settings
+from server.logs import logging_config
 
 #: WebSocket frames above this are refused by the transport (close 1009); the
 #: protocol's own, smaller limit answers bigger frames with a typed error.
 WS_TRANSPORT_LIMIT = 1024 * 1024
+#: Seconds a stopping worker waits for in-flight requests and moves before cancelling them.
+GRACEFUL_SHUTDOWN = 10
+#: Seconds an idle kept-alive HTTP connection stays open.
+KEEP_ALIVE = 5
+#: The HTTP protocol: uvicorn's h11 one with a deadline on request heads.
+HTTP_PROTOCOL = "server.http:HeaderDeadlineH11Protocol"
+METRICS_DIR = "PROMETHEUS_MULTIPROC_DIR"
+
+log = logging.getLogger("server")
 
 
-def main(argv: list[str] | None = None) -> None:
-    settings = Settings.from_arguments(argv)
-    logging.basicConfig(
-        level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s"
-    )
-    workers = settings.workers
-    if not settings.redis_url and workers > 1:
-        logging.getLogger("server").warning(
-            "the embedded store lives in one process: running 1 worker, not %d", workers
-        )
-        workers = 1
+def exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
+    """uvicorn re-raises SIGTERM once it has shut down: exit through ``finally`` blocks
+    (so the embedded store is stopped) instead of dying on the default handler."""
+    raise SystemExit(0)
+
+
+@contextlib.contextmanager
+def metrics_directory() -> Iterator[None]:
+    """``PROMETHEUS_MULTIPROC_DIR`` for this run: the operator's (emptied now) or a
+    temporary one (removed at exit)."""
+    given = os.environ.get(METRICS_DIR)
+    if given:
+        path = Path(given)
+        path.mkdir(parents=True, exist_ok=True)
+        for stale in path.glob("*.db"):
+            stale.unlink()
+        yield
+        return
+    path = Path(tempfile.mkdtemp(prefix="solitaire-metrics-"))
+    os.environ[METRICS_DIR] = str(path)
+    try:
+        yield
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def serve(settings: Settings) -> None:
     os.environ.update(settings.to_environment())
     uvicorn.run(
         "server.app:app_from_environment",
         factory=True,
         host=settings.host,
         port=settings.port,
-        workers=workers,
+        workers=settings.workers,
+        log_config=logging_config(settings.effective_log_format, settings.log_level),
         log_level=settings.log_level,
+        access_log=False,  # server.logs.RequestIds logs each request, with its id
+        http=HTTP_PROTOCOL,
+        h11_max_incomplete_event_size=settings.max_header_bytes,
+        timeout_keep_alive=KEEP_ALIVE,
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN,
         ws_max_size=WS_TRANSPORT_LIMIT,
         ws="websockets-sansio",
         lifespan="on",
     )
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        settings = Settings.from_arguments(argv)
+    except ValueError as error:  # a bad value in the environment or a flag
+        sys.exit(f"python -m server: {error}")
+    logging.config.dictConfig(logging_config(settings.effective_log_format, settings.log_level))
+    signal.signal(signal.SIGTERM, exit_on_sigterm)
+    with metrics_directory():
+        if settings.redis_url:
+            serve(settings)
+            return
+        from server.embedded import EmbeddedValkey, read_or_create_secret
+
+        data_dir = Path(settings.data_dir)
+        valkey = EmbeddedValkey(data_dir)
+        try:
+            url = valkey.start()
+        except (RuntimeError, OSError) as error:  # e.g. a data directory we may not write
+            log.error("the embedded store did not start: %s", error)
+            sys.exit(1)
+        try:
+            secret = settings.secret or read_or_create_secret(valkey.data_dir)
+            log.info("no REDIS_URL: embedded Valkey, data in %s", valkey.data_dir)
+            serve(replace(settings, redis_url=url, secret=secret))
+        finally:
+            valkey.stop()
+            log.info("embedded Valkey stopped")
 
 
 if __name__ == "__main__":

@@ -23,12 +23,14 @@ from starlette.routing import BaseRoute, Match, Mount, NoMatchFound, Route, WebS
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from server import rest
+from server import metrics, rest, web
 from server.codec import respond, wants_msgpack
 from server.config import Settings, WeakSecret
 from server.errors import ApiError
 from server.hub import Hub
 from server.keys import MIN_SECRET_BYTES
+from server.limits import AuditPool, Limiter, RateLimits, retry_after_header
+from server.logs import RequestIds
 from server.openapi import openapi_document
 from server.redisconn import connect, stop_task
 from server.service import GameService
@@ -38,13 +40,6 @@ from server.ws import websocket_endpoint
 log = logging.getLogger("server")
 
 SECRET_KEY = "server:secret"
-
-
-def embedded_redis() -> Redis:
-    """An in-process stand-in for Redis, for running with no Redis at all."""
-    import fakeredis
-
-    return fakeredis.FakeAsyncRedis(server=fakeredis.FakeServer(version=(7, 0)))
 
 
 async def shared_secret(redis: Redis, configured: str) -> bytes:
@@ -124,7 +119,10 @@ async def openapi(request: Request) -> Response:
 
 async def api_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, ApiError)
-    return respond(request, {"error": error.body()}, error.status)
+    response = respond(request, {"error": error.body()}, error.status)
+    if "retry_after_ms" in error.details:
+        response.headers["Retry-After"] = retry_after_header(error.details["retry_after_ms"])
+    return response
 
 
 async def store_error(request: Request, error: Exception) -> Response:
@@ -190,6 +188,7 @@ ROUTES: list[Any] = [
     Route("/healthz", healthz),
     Route("/readyz", readyz),
     Route("/openapi.json", openapi),
+    Route("/metrics", metrics.endpoint),
     Route("/v1/players", rest.create_player, methods=["POST"]),
     Route("/v1/games", rest.list_games, methods=["GET"]),
     Route("/v1/games", rest.create_game, methods=["POST"]),
@@ -213,21 +212,23 @@ ROUTES: list[Any] = [
 
 
 def create_app(settings: Settings | None = None, redis: Redis | None = None) -> Starlette:
-    """The application; ``redis`` defaults to ``settings.redis_url`` or the embedded store."""
+    """The application, on ``redis`` or else a client of ``settings.redis_url`` (``python
+    -m server`` sets it to the embedded store's when none is configured)."""
     settings = settings or Settings.from_environment()
+    if redis is None and not settings.redis_url:
+        raise ValueError("no Redis: give a redis_url (python -m server starts one without)")
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         client: Any = redis
         if client is None and settings.redis_url:
             client = connect(settings.redis_url, settings.redis_cluster)
-        if client is None:
-            log.warning(
-                "no REDIS_URL: using the embedded in-process store; NOTHING PERSISTS "
-                "and only one process can serve it"
-            )
-            client = embedded_redis()
-        store = Store(client, durable=settings.durability == "replica")
+        assert client is not None
+        store = Store(
+            client,
+            player_idle_ttl=settings.player_idle_ttl,
+            durable=settings.durability == "replica",
+        )
         app.state.store = store
         service = GameService(
             store,
@@ -235,6 +236,9 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
             ranked_min_account_age=settings.ranked_min_account_age,
         )
         app.state.service = service
+        service.max_moves_per_game = settings.limits.max_moves_per_game
+        app.state.limits = Limiter(client, settings.limits)
+        app.state.audit_pool = AuditPool(settings.limits)
         app.state.hub = Hub(store.nodes)
         await app.state.hub.start()
         redrive = asyncio.create_task(redrive_outboxes(service), name="outbox")
@@ -243,14 +247,25 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
         finally:
             await stop_task(redrive)
             await app.state.hub.stop()
+            await app.state.limits.stop()
+            app.state.audit_pool.stop()
             await store.nodes.aclose()
             if redis is None:
                 await client.aclose()
+            metrics.worker_exited(os.getpid())
 
     return Starlette(
         routes=ROUTES,
         lifespan=lifespan,
-        middleware=[Middleware(NegotiateAccept)],
+        # Outermost first: ids and metrics see every answer, the browser headers every
+        # answer but theirs.
+        middleware=[
+            Middleware(RequestIds),
+            Middleware(metrics.MetricsMiddleware),
+            *web.middleware(settings.cors_origins),
+            Middleware(NegotiateAccept),
+            Middleware(RateLimits),
+        ],
         exception_handlers={
             ApiError: api_error,
             RedisError: store_error,

@@ -50,10 +50,13 @@ def verify_token(secret: bytes, token: object, now: float) -> str:
     if not isinstance(token, str) or len(token) > 200:
         raise ApiError("unauthorized", "the token is malformed")
     parts = token.split(".")
-    if len(parts) != 4 or parts[0] != TOKEN_VERSION or not parts[2].isdigit():
+    # isascii: str.isdigit() also takes digits such as '²' that int() refuses.
+    expires = parts[2] if len(parts) == 4 else ""
+    if parts[0] != TOKEN_VERSION or not (expires.isascii() and expires.isdigit()):
         raise ApiError("unauthorized", "the token is malformed")
     payload = ".".join(parts[:3])
-    if not hmac.compare_digest(parts[3], _signature(secret, payload)):
+    # As bytes: compare_digest refuses str with non-ASCII characters.
+    if not hmac.compare_digest(parts[3].encode(), _signature(secret, payload).encode()):
         raise ApiError("unauthorized", "the token's signature is wrong")
     if int(parts[2]) < now:
         raise ApiError("unauthorized", "the token has expired; create a new player")

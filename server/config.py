@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass
+import sys
+from dataclasses import dataclass, fields
 from typing import Any
 
 from server.keys import MIN_SECRET_BYTES
@@ -13,9 +14,14 @@ from server.keys import MIN_SECRET_BYTES
 DURABILITY_LEVELS = ("none", "replica")
 
 
-def flag(value: str) -> bool:
+def env_flag(value: str) -> bool:
     """An environment flag: ``1``/``true``/``yes`` (any case) is on."""
     return value.strip().lower() in ("1", "true", "yes")
+
+
+#: Default time an anonymous player record lives without activity (seconds): 30 days, the
+#: lifetime of its token.
+PLAYER_IDLE_TTL = 30 * 24 * 3600
 
 
 class WeakSecret(ValueError):
@@ -33,19 +39,151 @@ def check_secret(secret: str) -> None:
         raise WeakSecret(
             f"the server secret (--secret / SERVER_SECRET) is {size} bytes; it must be at "
             f"least {MIN_SECRET_BYTES} (e.g. `openssl rand -hex 32`), or left unset for a "
-            "random one kept in Redis"
+            "random one kept in Redis (or in DATA_DIR/secret for the embedded store)"
         )
+
+
+def default_log_format() -> str:
+    """``text`` on a terminal, ``json`` otherwise (services, containers, pipes)."""
+    return "text" if sys.stderr.isatty() else "json"
+
+
+def origins(text: str) -> tuple[str, ...]:
+    """The origins of a comma-separated list (blanks dropped, trailing slashes removed)."""
+    return tuple(part.strip().rstrip("/") for part in text.split(",") if part.strip())
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Every limit a client can run into (README.md, "Limits").
+
+    Rates are token buckets in Redis shared by every instance: a bucket holds the
+    per-period count and refills at that count per period.  ``rate_limits=False``
+    (``--rate-limits off``) turns the buckets and the per-socket message credits off;
+    the other limits (connections, moves per game, the audit pool) always hold.
+    """
+
+    rate_limits: bool = True
+    #: Accounts created per client address per hour.
+    players_per_hour: int = 20
+    #: REST requests per client address / per player per minute.
+    address_requests_per_minute: int = 1200
+    player_requests_per_minute: int = 600
+    #: Moves (REST and WebSocket) per client address / per player per minute.
+    address_moves_per_minute: int = 1200
+    player_moves_per_minute: int = 600
+    #: ``POST /v1/audit`` per player per minute.
+    audits_per_minute: int = 6
+    #: Open WebSockets per client address, over every instance.
+    max_connections_per_address: int = 64
+    #: Frames a WebSocket may send in a burst, and their refill per second.
+    message_credits: int = 200
+    message_credits_per_second: int = 50
+    #: Moves a game takes; then only ``resign``.
+    max_moves_per_game: int = 5000
+    #: Audits run at once per process, and audits waiting for a turn.
+    audit_workers: int = 1
+    audit_queue: int = 8
+
+
+#: field -> (flag, environment variable, help)
+LIMIT_OPTIONS: dict[str, tuple[str, str, str]] = {
+    "players_per_hour": (
+        "--players-per-hour",
+        "PLAYERS_PER_HOUR",
+        "accounts created per client address per hour",
+    ),
+    "address_requests_per_minute": (
+        "--address-requests-per-minute",
+        "ADDRESS_REQUESTS_PER_MINUTE",
+        "REST requests per client address per minute",
+    ),
+    "player_requests_per_minute": (
+        "--player-requests-per-minute",
+        "PLAYER_REQUESTS_PER_MINUTE",
+        "REST requests per player per minute",
+    ),
+    "address_moves_per_minute": (
+        "--address-moves-per-minute",
+        "ADDRESS_MOVES_PER_MINUTE",
+        "moves (REST and WebSocket) per client address per minute",
+    ),
+    "player_moves_per_minute": (
+        "--player-moves-per-minute",
+        "PLAYER_MOVES_PER_MINUTE",
+        "moves (REST and WebSocket) per player per minute",
+    ),
+    "audits_per_minute": (
+        "--audits-per-minute",
+        "AUDITS_PER_MINUTE",
+        "POST /v1/audit per player per minute",
+    ),
+    "max_connections_per_address": (
+        "--max-connections-per-address",
+        "MAX_CONNECTIONS_PER_ADDRESS",
+        "open WebSockets per client address (every instance)",
+    ),
+    "message_credits": (
+        "--message-credits",
+        "MESSAGE_CREDITS",
+        "WebSocket frames a socket may send in a burst",
+    ),
+    "message_credits_per_second": (
+        "--message-credits-per-second",
+        "MESSAGE_CREDITS_PER_SECOND",
+        "WebSocket frame credits refilled per second",
+    ),
+    "max_moves_per_game": (
+        "--max-moves-per-game",
+        "MAX_MOVES_PER_GAME",
+        "moves a game takes (then only 'resign')",
+    ),
+    "audit_workers": ("--audit-workers", "AUDIT_WORKERS", "audits run at once per process"),
+    "audit_queue": ("--audit-queue", "AUDIT_QUEUE", "audits waiting per process"),
+}
+
+
+def on_off(text: str) -> bool:
+    if text.lower() in ("on", "1", "true", "yes"):
+        return True
+    if text.lower() in ("off", "0", "false", "no"):
+        return False
+    raise argparse.ArgumentTypeError(f"{text!r} is neither 'on' nor 'off'")
+
+
+def count(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: at least 1")
+    return value
+
+
+def limits_from_environment() -> Limits:
+    values: dict[str, Any] = {}
+    if "RATE_LIMITS" in os.environ:
+        values["rate_limits"] = on_off(os.environ["RATE_LIMITS"])
+    for name, (_, env, _) in LIMIT_OPTIONS.items():
+        if env in os.environ:
+            values[name] = count(os.environ[env])
+    return Limits(**values)
+
+
+def limits_to_environment(limits: Limits) -> dict[str, str]:
+    environment = {"RATE_LIMITS": "on" if limits.rate_limits else "off"}
+    for name, (_, env, _) in LIMIT_OPTIONS.items():
+        environment[env] = str(getattr(limits, name))
+    return environment
 
 
 @dataclass(frozen=True)
 class Settings:
     host: str = "127.0.0.1"
     port: int = 8000
-    #: Empty: the embedded in-process store (nothing persists).
+    #: Empty: ``python -m server`` starts the embedded Valkey under ``data_dir``.
     redis_url: str = ""
     #: The keys of tokens and daily seeds derive from it (``server.keys``); at least
-    #: ``MIN_SECRET_BYTES`` bytes.  Empty: a random secret kept in Redis (created
-    #: once, shared by every instance on that Redis).
+    #: ``MIN_SECRET_BYTES`` bytes.  Empty: with a Redis URL, a random secret kept in Redis
+    #: (created once, shared by every instance on that Redis); embedded, ``DATA_DIR/secret``.
     secret: str = ""
     workers: int = 1
     log_level: str = "info"
@@ -56,9 +194,30 @@ class Settings:
     #: ``none``: a move is acknowledged once its Redis primary has it; ``replica``: once a
     #: replica of that primary has it too (``WAIT``), so a failover loses no acknowledged move.
     durability: str = "none"
+    limits: Limits = Limits()
+    #: ``json`` (one object per line) or ``text``; empty: :func:`default_log_format`.
+    log_format: str = ""
+    #: The embedded store's files (append-only file, socket, secret).
+    data_dir: str = "./data"
+    #: Origins allowed to call the API from a browser (CORS); none by default.
+    cors_origins: tuple[str, ...] = ()
+    #: Seconds an anonymous player record lives without activity.
+    player_idle_ttl: int = PLAYER_IDLE_TTL
+    #: Largest request head (request line and headers) accepted, in bytes.
+    max_header_bytes: int = 64 * 1024
+    #: Seconds a client has to send a whole request head.
+    header_timeout: float = 10.0
 
     def __post_init__(self) -> None:
         check_secret(self.secret)
+        if self.log_format not in ("", "json", "text"):
+            raise ValueError(f"the log format is json or text, not {self.log_format!r}")
+        if self.player_idle_ttl < 1:
+            raise ValueError("the player idle TTL is a positive number of seconds")
+        if self.max_header_bytes < 1024:
+            raise ValueError("the request head limit is at least 1024 bytes")
+        if self.header_timeout <= 0:
+            raise ValueError("the request head timeout is a positive number of seconds")
         if self.durability not in DURABILITY_LEVELS:
             raise ValueError(f"durability is one of {', '.join(DURABILITY_LEVELS)}")
         if not self.redis_url and (self.redis_cluster or self.durability != "none"):
@@ -76,8 +235,15 @@ class Settings:
             "ranked_min_account_age": int(
                 os.environ.get("RANKED_MIN_ACCOUNT_AGE", cls.ranked_min_account_age)
             ),
-            "redis_cluster": flag(os.environ.get("REDIS_CLUSTER", "")),
+            "redis_cluster": env_flag(os.environ.get("REDIS_CLUSTER", "")),
             "durability": os.environ.get("DURABILITY", cls.durability),
+            "limits": limits_from_environment(),
+            "log_format": os.environ.get("LOG_FORMAT", cls.log_format),
+            "data_dir": os.environ.get("DATA_DIR", cls.data_dir),
+            "cors_origins": origins(os.environ.get("CORS_ORIGINS", "")),
+            "player_idle_ttl": int(os.environ.get("PLAYER_IDLE_TTL", cls.player_idle_ttl)),
+            "max_header_bytes": int(os.environ.get("MAX_HEADER_BYTES", cls.max_header_bytes)),
+            "header_timeout": float(os.environ.get("HEADER_TIMEOUT", cls.header_timeout)),
         }
 
     @classmethod
@@ -87,8 +253,8 @@ class Settings:
 
     @classmethod
     def from_arguments(cls, argv: list[str] | None = None) -> Settings:
-        """The settings of the command line over the environment's; a usage error
-        (exit status 2) names ``--secret`` / ``SERVER_SECRET`` when the secret is short."""
+        """The settings of the command line over the environment's; a bad value (a short
+        secret, say) is a usage error (exit status 2) that names it."""
         defaults = argparse.Namespace(**cls._environment_values())
         parser = argparse.ArgumentParser(
             prog="python -m server", description="Run the solitaire game server."
@@ -98,13 +264,13 @@ class Settings:
         parser.add_argument(
             "--redis-url",
             default=defaults.redis_url,
-            help="Redis URL (REDIS_URL); none: embedded in-process store, nothing persists",
+            help="Redis URL (REDIS_URL); none: a private Valkey with its data in --data-dir",
         )
         parser.add_argument(
             "--secret",
             default=defaults.secret,
-            help=f"server secret, at least {MIN_SECRET_BYTES} bytes (SERVER_SECRET); "
-            "none: a random one kept in Redis",
+            help=f"server secret, at least {MIN_SECRET_BYTES} bytes (SERVER_SECRET); none: "
+            "a random one kept in Redis, or in DATA_DIR/secret for the embedded store",
         )
         parser.add_argument(
             "--workers", type=int, default=defaults.workers, help="worker processes (WORKERS)"
@@ -131,9 +297,65 @@ class Settings:
             help="acknowledge a move once its Redis primary has it (none, the default) or "
             "once a replica has it too (replica) (DURABILITY)",
         )
-        args = parser.parse_args(argv)
         if defaults.durability not in DURABILITY_LEVELS:
             parser.error(f"DURABILITY is one of {', '.join(DURABILITY_LEVELS)}")
+        parser.add_argument(
+            "--rate-limits",
+            type=on_off,
+            default=defaults.limits.rate_limits,
+            metavar="on|off",
+            help="rate limits and message credits (RATE_LIMITS); off for development",
+        )
+        for name, (flag, env, text) in LIMIT_OPTIONS.items():
+            parser.add_argument(
+                flag,
+                type=count,
+                dest=name,
+                metavar="N",
+                default=getattr(defaults.limits, name),
+                help=f"{text} ({env})",
+            )
+        parser.add_argument(
+            "--log-format",
+            choices=["json", "text"],
+            default=defaults.log_format or None,
+            help="json: one JSON object per line; text (LOG_FORMAT; default: text on a "
+            "terminal, else json)",
+        )
+        parser.add_argument(
+            "--data-dir",
+            default=defaults.data_dir,
+            help="the embedded store's directory (DATA_DIR; default ./data)",
+        )
+        parser.add_argument(
+            "--cors-origins",
+            default=",".join(defaults.cors_origins),
+            help="comma-separated origins allowed to call the API from browsers "
+            "(CORS_ORIGINS; default none)",
+        )
+        parser.add_argument(
+            "--player-idle-ttl",
+            type=int,
+            default=defaults.player_idle_ttl,
+            help="seconds an anonymous player record lives without activity "
+            "(PLAYER_IDLE_TTL; default 30 days)",
+        )
+        parser.add_argument(
+            "--max-header-bytes",
+            type=int,
+            default=defaults.max_header_bytes,
+            help="largest request head in bytes (MAX_HEADER_BYTES; default 65536)",
+        )
+        parser.add_argument(
+            "--header-timeout",
+            type=float,
+            default=defaults.header_timeout,
+            help="seconds to receive a whole request head (HEADER_TIMEOUT; default 10)",
+        )
+        args = parser.parse_args(argv)
+        limits = Limits(
+            rate_limits=args.rate_limits, **{name: getattr(args, name) for name in LIMIT_OPTIONS}
+        )
         if args.ranked_min_account_age < 0:
             parser.error("--ranked-min-account-age is 0 (off) or a number of seconds")
         try:
@@ -147,9 +369,20 @@ class Settings:
                 ranked_min_account_age=args.ranked_min_account_age,
                 redis_cluster=args.redis_cluster,
                 durability=args.durability,
+                limits=limits,
+                log_format=args.log_format or "",
+                data_dir=args.data_dir,
+                cors_origins=origins(args.cors_origins),
+                player_idle_ttl=args.player_idle_ttl,
+                max_header_bytes=args.max_header_bytes,
+                header_timeout=args.header_timeout,
             )
         except ValueError as error:  # a weak secret, or a setting that needs another
             parser.error(str(error))
+
+    @property
+    def effective_log_format(self) -> str:
+        return self.log_format or default_log_format()
 
     def to_environment(self) -> dict[str, str]:
         """The environment that makes :meth:`from_environment` return these settings."""
@@ -163,4 +396,14 @@ class Settings:
             "RANKED_MIN_ACCOUNT_AGE": str(self.ranked_min_account_age),
             "REDIS_CLUSTER": "1" if self.redis_cluster else "0",
             "DURABILITY": self.durability,
+            **limits_to_environment(self.limits),
+            "LOG_FORMAT": self.log_format,
+            "DATA_DIR": self.data_dir,
+            "CORS_ORIGINS": ",".join(self.cors_origins),
+            "PLAYER_IDLE_TTL": str(self.player_idle_ttl),
+            "MAX_HEADER_BYTES": str(self.max_header_bytes),
+            "HEADER_TIMEOUT": str(self.header_timeout),
         }
+
+
+assert set(LIMIT_OPTIONS) | {"rate_limits"} == {field.name for field in fields(Limits)}

@@ -41,6 +41,10 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "game_over": (409, "the game is over: no move is legal"),
     "daily_closed": (409, "the ranked attempt's day closed at 'closes': it takes no more moves"),
     "stale": (409, "the move was made against an old version; 'version' is the current one"),
+    "move_limit": (409, "the game took its maximum number of moves: only 'resign' is left"),
+    "rate_limited": (429, "too many requests, moves, accounts or frames: retry after the delay"),
+    "too_many_connections": (429, "too many open WebSockets from this address"),
+    "audit_busy": (503, "every audit slot and queue place is taken: retry after the delay"),
     "too_many_errors": (400, "the connection broke the protocol too often and is closed"),
     "store_unavailable": (503, "Redis cannot be reached; retry later"),
     "not_replicated": (

@@ -28,7 +28,7 @@ import msgpack
 from redis.crc import key_slot
 from redis.exceptions import RedisError
 
-from server import store
+from server import metrics, store
 from server.redisconn import RedisNodes, stop_task
 
 log = logging.getLogger("server.hub")
@@ -162,8 +162,10 @@ class Hub:
                 frame = message["data"]
                 header = msgpack.unpackb(frame)
                 patch = (header["from"], header["to"], frame)
-                for listener in list(self._listeners.get(game_id, ())):
+                listeners = list(self._listeners.get(game_id, ()))
+                for listener in listeners:
                     listener(game_id, patch)
+                metrics.patches_fanned_out(len(listeners))
             elif kind == "sunsubscribe" and game_id in shard.games:
                 # Not asked for: Redis dropped the channel because its slot moved away.
                 await self._reroute()

@@ -107,13 +107,17 @@ SCHEMAS: dict[str, Any] = {
     },
     "Log": {
         "type": "object",
-        "required": ["game_id", "game", "status", "version", "seed", "moves"],
+        "required": ["game_id", "game", "status", "version", "seed", "moves", "next"],
         "properties": {
             "game_id": {"type": "string"},
             "game": {"type": "string"},
             "status": {"type": "string"},
             "version": {"type": "integer"},
             "seed": {"type": ["string", "null"], "description": "null while the game is on"},
+            "next": {
+                "type": ["string", "null"],
+                "description": "the cursor of the next page (pass as ?after=); null on the last",
+            },
             "moves": {
                 "type": "array",
                 "items": {
@@ -368,7 +372,6 @@ AUDIT_PATHS: dict[str, Any] = {
         "post": {
             "summary": "Audit a replay export, or a stored game by id (body up to 4 MiB; an "
             "open day's ranked game: its player only)",
-            "security": OPTIONAL_AUTH,
             "requestBody": _body(
                 {
                     "oneOf": [
@@ -383,9 +386,10 @@ AUDIT_PATHS: dict[str, Any] = {
                 },
                 "an export, or the id of a stored game",
             ),
+            "security": SECURED,
             "responses": {
                 "200": _body(_ref("Verdict"), "the verdict (passed or not)"),
-                **_errors(400, 401, 403, 404, 413, 415),
+                **_errors(400, 401, 403, 404, 413, 415, 503),
             },
         }
     },
@@ -393,7 +397,7 @@ AUDIT_PATHS: dict[str, Any] = {
 
 
 def openapi_document() -> dict[str, Any]:
-    return {
+    document: dict[str, Any] = {
         "openapi": "3.1.0",
         "info": {
             "title": "Solitaire game server",
@@ -424,6 +428,12 @@ def openapi_document() -> dict[str, Any]:
             },
             "/openapi.json": {
                 "get": {"summary": "This document", "responses": {"200": {"description": "ok"}}}
+            },
+            "/metrics": {
+                "get": {
+                    "summary": "Prometheus metrics of every worker (text exposition format)",
+                    "responses": {"200": {"description": "the metrics"}},
+                }
             },
             "/v1/players": {
                 "post": {
@@ -534,14 +544,41 @@ def openapi_document() -> dict[str, Any]:
             },
             "/v1/games/{id}/log": {
                 "get": {
-                    "summary": "The moves with their times and versions (seed once over; an "
-                    "open day's ranked game: its player only)",
-                    "parameters": [GAME_ID],
+                    "summary": "One page of the moves with their times and versions (seed "
+                    "once over; an open day's ranked game: its player only)",
+                    "parameters": [
+                        GAME_ID,
+                        {
+                            "name": "after",
+                            "in": "query",
+                            "description": "the previous page's next cursor",
+                            "schema": {"type": "string", "pattern": "^[0-9]{1,20}-[0-9]{1,20}$"},
+                        },
+                        {
+                            "name": "limit",
+                            "in": "query",
+                            "schema": {
+                                "type": "integer",
+                                "minimum": 1,
+                                "maximum": 1000,
+                                "default": 1000,
+                            },
+                        },
+                    ],
                     "security": OPTIONAL_AUTH,
-                    "responses": {"200": _body(_ref("Log"), "the log"), **_errors(401, 403, 404)},
+                    "responses": {
+                        "200": _body(_ref("Log"), "the page"),
+                        **_errors(400, 401, 403, 404),
+                    },
                 }
             },
             **DAILY_PATHS,
             **AUDIT_PATHS,
         },
     }
+    # Every /v1 route draws on the rate limits (README.md, "Limits").
+    for path, operations in document["paths"].items():
+        if path.startswith("/v1/"):
+            for operation in operations.values():
+                operation["responses"].update(_errors(429))
+    return document

@@ -19,6 +19,8 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.crc import key_slot
 
+from server import metrics
+
 #: The name of the one node of a standalone Redis.
 STANDALONE = "redis"
 #: Connections per process (per node on a cluster) shared by all requests.
@@ -28,7 +30,8 @@ CONNECT_TIMEOUT = 5
 
 
 def connect(url: str, cluster: bool) -> Any:
-    """A client of the Redis at ``url``; ``cluster``: ``url`` names one node of a cluster."""
+    """A client of the Redis at ``url``; ``cluster``: ``url`` names one node of a cluster.
+    The standalone client times its commands for ``/metrics``; the cluster one does not."""
     if cluster:
         return RedisCluster.from_url(
             url, socket_connect_timeout=CONNECT_TIMEOUT, health_check_interval=10
@@ -38,7 +41,7 @@ def connect(url: str, cluster: bool) -> Any:
     pool = BlockingConnectionPool.from_url(
         url, max_connections=MAX_CONNECTIONS, timeout=CONNECT_TIMEOUT, health_check_interval=10
     )
-    return Redis.from_pool(pool)  # owns the pool: aclose() closes it
+    return metrics.MeasuredRedis.from_pool(pool)  # owns the pool: aclose() closes it
 
 
 class RedisNodes:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from starlette.concurrency import run_in_threadpool
+import re
+from typing import Any
+
 from starlette.requests import Request
 from starlette.responses import Response
 
+from server import metrics
 from server.audit import AUDIT_BODY_BYTES, audit, audit_stored
 from server.auth import bearer_token
-from server.codec import check_fields, read_body, respond
+from server.codec import check_fields, decode_body, read_body, read_raw, respond
 from server.errors import ApiError
+from server.limits import AuditPool
 from server.rules import GAMES
 from server.service import GameService
 
@@ -60,6 +64,7 @@ async def get_game(request: Request) -> Response:
     return respond(request, snapshot)
 
 
+@metrics.measure_move("rest")
 async def post_move(request: Request) -> Response:
     player_id = player(request)
     body = check_fields(
@@ -86,15 +91,29 @@ async def post_move(request: Request) -> Response:
 
 
 async def get_log(request: Request) -> Response:
+    """One page of the log: ``limit`` moves after the cursor ``after`` (``REST.md``)."""
+    limit = query_int(request, "limit", LOG_PAGE, 1, LOG_PAGE)
+    after = request.query_params.get("after")
+    if after is not None and not LOG_CURSOR.fullmatch(after):
+        raise ApiError("invalid_field", "after is a 'next' cursor of the log", field="after")
     service = service_of(request)
-    return respond(request, await service.log(request.path_params["id"], viewer(request)))
+    page = await service.log(request.path_params["id"], viewer(request), after, limit)
+    return respond(request, page)
+
+
+#: Moves per page of ``GET /v1/games/{id}/log`` (the default and the most).
+LOG_PAGE = 1000
+#: A log cursor: the stream id of the page's last entry.
+LOG_CURSOR = re.compile(r"[0-9]{1,20}-[0-9]{1,20}", re.ASCII)
 
 
 def query_int(request: Request, name: str, default: int, low: int, high: int) -> int:
     text = request.query_params.get(name)
     if text is None:
         return default
-    if not text.isdigit() or not low <= int(text) <= high:
+    # isascii: str.isdigit() also takes digits such as '²' that int() refuses; and at
+    # most 9 digits, so no huge number is ever converted.
+    if not (text.isascii() and text.isdigit() and len(text) <= 9 and low <= int(text) <= high):
         raise ApiError("invalid_field", f"{name} is an integer from {low} to {high}", field=name)
     return int(text)
 
@@ -140,14 +159,51 @@ async def get_replay(request: Request) -> Response:
 async def post_audit(request: Request) -> Response:
     """Audit a posted replay export, or the stored game of ``{"game_id"}`` (``AUDIT.md``).
 
-    A posted export is audited as it is (a missing seed is never filled in: that
-    would let anyone test moves against a secret deal).
+    Needs a token; audits take turns in the process's bounded audit pool (``audit_busy``
+    beyond it), so a flood of audits cannot starve play: a posted export is decoded and
+    audited in the pool's child process, off the event loop.  A posted export is audited
+    as it is (a missing seed is never filled in: that would let anyone test moves
+    against a secret deal).
     """
-    body = await read_body(request, limit=AUDIT_BODY_BYTES)
-    if isinstance(body, dict) and set(body) == {"game_id"}:
-        service = service_of(request)
-        await service.readable(body["game_id"], viewer(request))
-        verdict = await audit_stored(service, body["game_id"])
-    else:
-        verdict = await run_in_threadpool(audit, body)
-    return respond(request, verdict.to_dict())
+    player(request)
+    pool: AuditPool = request.app.state.audit_pool
+    pool.check_room()
+    data, media = await read_raw(request, limit=AUDIT_BODY_BYTES)
+    async with pool.turn():
+        kind, value = await pool.run(audit_posted, data, media)
+        if kind == "error":
+            code, message, details = value
+            raise ApiError(code, message, **details)
+        if kind == "stored":
+            service = service_of(request)
+            await service.readable(value, viewer(request))
+            value = (await audit_stored(service, value)).to_dict()
+    return respond(request, value)
+
+
+def audit_posted(data: bytes, media: str) -> tuple[str, Any]:
+    """Run in the audit pool's child process: the posted body decoded and audited.
+
+    ``("verdict", verdict dict)``; ``("stored", game_id)`` for ``{"game_id"}`` (the
+    worker audits the stored game); ``("error", (code, message, details))`` for a body
+    that is no audit request (an ApiError does not survive the trip between processes).
+    """
+    try:
+        body = decode_body(data, media, AUDIT_BODY_BYTES)
+        if isinstance(body, dict) and set(body) == {"game_id"}:
+            return "stored", check_fields(body, {"game_id": str})["game_id"]
+        check_export_fields(body)
+    except ApiError as error:
+        return "error", (error.code, error.message, error.details)
+    return "verdict", audit(body).to_dict()
+
+
+def check_export_fields(body: object) -> None:
+    """Refuse a posted export whose top-level fields other than ``moves`` are lists or
+    maps (``invalid_field``): every such field is a scalar, and the audit compares them
+    with sets.  Other shape problems are the audit's ``malformed_export`` finding."""
+    if isinstance(body, dict):
+        for name, value in body.items():
+            if name != "moves" and isinstance(value, dict | list):
+                text = str(name)[:40]
+                raise ApiError("invalid_field", f"field {text!r} is a scalar", field=text)

@@ -17,6 +17,7 @@ from protocol import chain
 from protocol.rng import InvalidSeed, random_seed, validate_seed
 from server import auth, daily, keys
 from server.codec import pack
+from server.config import Limits
 from server.errors import ApiError
 from server.leaderboard import Entry, Leaderboards
 from server.rules import (
@@ -148,6 +149,8 @@ class GameService:
         self.ranked_min_account_age = ranked_min_account_age
         self.leaderboards = Leaderboards(store.redis)
         self.secret = secret
+        #: Moves a game takes before only ``resign`` is (README.md, "Limits").
+        self.max_moves_per_game = Limits.max_moves_per_game
         # game id -> (stored record, decoded game at that record's version)
         self._cache: OrderedDict[str, tuple[StoredGame, Game]] = OrderedDict()
 
@@ -470,6 +473,13 @@ class GameService:
         try:
             # The normal form is what is logged and chained (ASCII, no stray spaces).
             move = Move(move)
+            if stored.moves >= self.max_moves_per_game and move != "resign":
+                self._put(stored, game)
+                raise ApiError(
+                    "move_limit",
+                    f"the game took its {self.max_moves_per_game} moves: only 'resign' is left",
+                    version=stored.version,
+                )
             ops = game.play(move)
         except IllegalMove as error:
             self._put(stored, game)
@@ -582,15 +592,20 @@ class GameService:
             return daily.is_closed(stored.daily, self.clock())
         return stored.status != "playing"
 
-    async def log(self, game_id: str, viewer: str | None) -> dict[str, Any]:
+    async def log(
+        self, game_id: str, viewer: str | None, after: str | None, limit: int
+    ) -> dict[str, Any]:
+        """One page of the log: ``limit`` moves after the cursor ``after``."""
         stored = await self.readable(game_id, viewer)
+        moves, cursor = await self.store.log_page(game_id, after, limit)
         return {
             "game_id": game_id,
             "game": stored.game,
             "status": stored.status,
             "version": stored.version,
             "seed": stored.seed if self.seed_revealed(stored) else None,
-            "moves": await self.store.log(game_id),
+            "moves": moves,
+            "next": cursor,
         }
 
     async def replay(self, game_id: object, with_seed: bool = False) -> dict[str, Any]:

@@ -18,7 +18,9 @@ atomically:
 * ``game:{id}`` field ``outbox`` (ranked games): the board entry the game's last
   move (or its start) calls for, as JSON ``{"game", "date", "entry"}``, written by
   the same atomic step as the move; deleted once the board has it
-* ``player:{id}``        hash: created_at
+* ``player:{id}``        hash: created_at; expires after ``player_idle_ttl`` seconds
+  without a new game, or, once the player starts a ranked daily attempt, no sooner
+  than that game and its leaderboard (:data:`RANKED_PLAYER_TTL`)
 * ``daily:{game:date}:attempts`` hash: player id -> id of their ranked game
 
 Patches are published on the shard channel ``game:{id}`` (``SPUBLISH``: on a
@@ -34,6 +36,7 @@ from typing import Any
 
 from redis.exceptions import NoScriptError, ResponseError
 
+from server.config import PLAYER_IDLE_TTL
 from server.redisconn import RedisNodes
 
 #: Patches kept per game for resync; an older gap gets a full snapshot.
@@ -46,6 +49,8 @@ FINISHED_TTL = 7 * 24 * 3600
 RANKED_TTL = 90 * 24 * 3600
 #: With ``--durability replica``: how long a move waits for a replica to hold it (ms).
 REPLICA_WAIT_MS = 1000
+#: A player with a ranked attempt is kept as long as it (a day more: the day it is played).
+RANKED_PLAYER_TTL = RANKED_TTL + 24 * 3600
 
 
 def time_to_live(ranked: bool, finished: bool) -> int:
@@ -144,6 +149,10 @@ return seen
 """
 
 
+def player_key(player_id: str) -> str:
+    return f"player:{{{player_id}}}"
+
+
 def game_key(game_id: str) -> str:
     return f"game:{{{game_id}}}"
 
@@ -204,10 +213,13 @@ class MoveResult:
 class Store:
     """The game server's use of Redis; one per process."""
 
-    def __init__(self, redis: Any, durable: bool = False) -> None:
+    def __init__(
+        self, redis: Any, player_idle_ttl: int = PLAYER_IDLE_TTL, durable: bool = False
+    ) -> None:
         """``redis``: a ``Redis`` or ``RedisCluster`` client; ``durable``: a move is
         acknowledged only once a replica holds it (``WAIT``)."""
         self.redis: Any = redis  # redis-py's stubs type replies loosely
+        self.player_idle_ttl = player_idle_ttl
         self.nodes = RedisNodes(redis)
         self.durable = durable
         self._move_sha = hashlib.sha1(MOVE_SCRIPT.encode()).hexdigest()
@@ -218,16 +230,27 @@ class Store:
         return bool(await self.redis.ping())
 
     async def add_player(self, player_id: str, now_ms: int) -> None:
-        await self.redis.hset(f"player:{{{player_id}}}", mapping={"created_at": now_ms})
+        key = player_key(player_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(key, mapping={"created_at": now_ms})
+            pipe.expire(key, self.player_idle_ttl)
+            await pipe.execute()
+
+    async def touch_player(self, player_id: str, ranked: bool = False) -> None:
+        """Keep the player's record at least ``player_idle_ttl`` seconds more, or as long
+        as a ranked attempt (never shortened)."""
+        ttl = max(self.player_idle_ttl, RANKED_PLAYER_TTL if ranked else 0)
+        await self.redis.expire(player_key(player_id), ttl, gt=True)
 
     async def player_created_at(self, player_id: str, now_ms: int) -> int:
         """When the player's record was created; a player with no record (it may have
         expired) gets one created ``now_ms``."""
-        key = f"player:{{{player_id}}}"
+        key = player_key(player_id)
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hsetnx(key, "created_at", now_ms)
+            pipe.expire(key, self.player_idle_ttl, nx=True)
             pipe.hget(key, "created_at")
-            _, created_at = await pipe.execute()
+            _, _, created_at = await pipe.execute()
         return int(created_at)
 
     async def create_game(self, stored: StoredGame, outbox: str = "") -> bool:
@@ -237,7 +260,11 @@ class Store:
         if outbox:
             fields += [OUTBOX_FIELD, outbox]
         ttl = time_to_live(stored.ranked, finished=False)
-        return bool(await self._create(keys=[game_key(stored.id)], args=[ttl, *fields]))
+        created = bool(await self._create(keys=[game_key(stored.id)], args=[ttl, *fields]))
+        # A new game is activity; a ranked one keeps its player as long as itself.
+        # (Another slot than the game's: not in the game's script.)
+        await self.touch_player(stored.owner, ranked=stored.ranked)
+        return created
 
     async def load(self, game_id: str) -> StoredGame | None:
         return self._stored(game_id, await self.redis.hmget(game_key(game_id), GAME_FIELDS))
@@ -427,8 +454,20 @@ class Store:
         return [patch for patch, _ in entries]
 
     async def log(self, game_id: str) -> list[dict[str, Any]]:
-        """The move log, oldest first (``protocol/REST.md``, "Log")."""
+        """The whole move log, oldest first (``protocol/REST.md``, "Log")."""
         return self._moves(await self.redis.xrange(f"{game_key(game_id)}:log"))
+
+    async def log_page(
+        self, game_id: str, after: str | None, limit: int
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """Up to ``limit`` moves of the log after the cursor ``after`` (None: from the
+        first), oldest first, and the cursor of the next page (None after the last)."""
+        start = "-" if after is None else f"({after}"
+        entries = await self.redis.xrange(f"{game_key(game_id)}:log", start, "+", limit + 1)
+        more = len(entries) > limit
+        entries = entries[:limit]
+        cursor = entries[-1][0].decode() if more else None
+        return self._moves(entries), cursor
 
     @staticmethod
     def _moves(entries: list[Any]) -> list[dict[str, Any]]:

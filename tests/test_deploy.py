@@ -1,5 +1,5 @@
-"""Static checks of the container deployment: ``Dockerfile``, ``docker-compose.yml`` and
-``deploy/nginx.conf``.
+"""Static checks of the container deployment: ``Dockerfile``, ``docker-compose.yml``,
+``deploy/nginx.conf`` and the monitoring files (``deploy/prometheus.yml``, ``deploy/grafana``).
 
 Neither Docker nor nginx is needed: the files are parsed (the nginx config by a small
 tokenizer of its syntax) and cross-checked against each other and against the project
@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
+from server import metrics
 from server.codec import MAX_MESSAGE_BYTES
 from server.config import Settings
 
@@ -36,7 +37,10 @@ RUN_SCRIPT = ROOT / "scripts" / "run"
 #: What the image must contain to ``pip install .`` the project.
 IMAGE_SOURCES = ["pyproject.toml", "README.md", "server", "protocol", "clients"]
 HEALTHZ_URL = re.compile(r"http://(?:127\.0\.0\.1|localhost)(?::(\d+))?/healthz\b")
-SETTINGS_ENVIRONMENT = ["HOST", "PORT", "REDIS_URL", "SERVER_SECRET", "WORKERS", "LOG_LEVEL"]
+SETTINGS_ENVIRONMENT = list(Settings().to_environment())
+PROMETHEUS_CONF = ROOT / "deploy" / "prometheus.yml"
+GRAFANA = ROOT / "deploy" / "grafana"
+DASHBOARD = GRAFANA / "dashboards" / "solitaire.json"
 
 
 # --- Dockerfile ---------------------------------------------------------------------------
@@ -202,6 +206,7 @@ def test_dockerfile_copies_every_source_the_install_needs() -> None:
 
 def test_dockerignore_keeps_local_state_out_of_the_build_context() -> None:
     local = [".git", ".venv", ".mypy_cache", ".pytest_cache", "tests", "clients/web/node_modules"]
+    local.append(Settings().data_dir.strip("./"))  # the embedded Valkey's data and secret
     for path in local:
         assert ignored(path), path
 
@@ -545,3 +550,118 @@ def test_nginx_body_limit_leaves_room_for_the_servers_own() -> None:
     _, server = http_and_server()
     (limit,) = effective("client_max_body_size", server)
     assert MAX_MESSAGE_BYTES < size_bytes(limit.args[0]) <= 64 * 1024
+
+
+def test_nginx_does_not_serve_metrics_to_the_public() -> None:
+    place = location("/metrics")
+    assert place.block is not None
+    assert not any(d.name == "proxy_pass" for d in place.block)
+    assert [d.args for d in place.block if d.name == "return"] == [("404",)]
+
+
+# --- monitoring: Prometheus and Grafana -----------------------------------------------------
+
+
+def test_monitoring_services_are_optional_behind_a_profile() -> None:
+    for name in ("prometheus", "grafana"):
+        spec = service(name)
+        assert spec["profiles"] == ["monitoring"], name
+        for host, _ in published_ports(spec):
+            assert host in (9090, 3000), (name, host)
+        for port in spec.get("ports", []):
+            assert str(port).startswith("127.0.0.1:"), f"{name} publishes to this host only"
+    # The stack's own services start without the profile.
+    for name in ("redis", "server", "proxy"):
+        assert "profiles" not in service(name), name
+
+
+def mounted(spec: dict[str, Any], target: str) -> Path:
+    mounts = [m for m in volume_mounts(spec) if m[1] == target]
+    assert len(mounts) == 1, (target, volume_mounts(spec))
+    source, _, read_only = mounts[0]
+    assert read_only, f"{target} is mounted read-only"
+    path = (ROOT / source).resolve()
+    assert path.exists(), path
+    return path
+
+
+def metric_sample_names() -> set[str]:
+    """The sample names /metrics can show: every collector of server/metrics.py."""
+    names = set()
+    for value in vars(metrics).values():
+        describe = getattr(value, "describe", None)
+        if not callable(describe) or not getattr(value, "_name", "").startswith("solitaire_"):
+            continue
+        for family in describe():
+            suffixes = {
+                "counter": ["_total"],
+                "histogram": ["_bucket", "_sum", "_count"],
+                "gauge": [""],
+            }[family.type]
+            names.update(family.name + suffix for suffix in suffixes)
+    return names
+
+
+def test_prometheus_scrapes_every_server_replica(monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = service("prometheus")
+    assert mounted(spec, "/etc/prometheus/prometheus.yml") == PROMETHEUS_CONF
+    assert "--config.file=/etc/prometheus/prometheus.yml" in words(spec["command"])
+    assert "server" in healthy_dependencies(spec)
+    config = yaml.safe_load(PROMETHEUS_CONF.read_text(encoding="utf-8"))
+    (job,) = config["scrape_configs"]
+    assert job.get("metrics_path", "/metrics") == "/metrics"
+    (discovery,) = job["dns_sd_configs"]
+    assert discovery["names"] == ["server"] and discovery["type"] == "A"
+    assert discovery["port"] == image_port(monkeypatch)
+
+
+def test_grafana_provisions_the_datasource_and_the_dashboard() -> None:
+    spec = service("grafana")
+    assert "prometheus" in healthy_dependencies(spec)
+    provisioning = mounted(spec, "/etc/grafana/provisioning")
+    assert provisioning == (GRAFANA / "provisioning").resolve()
+    dashboards_dir = mounted(spec, "/var/lib/grafana/dashboards")
+    assert DASHBOARD.parent.resolve() == dashboards_dir
+    (provider,) = yaml.safe_load(
+        (provisioning / "dashboards" / "solitaire.yml").read_text(encoding="utf-8")
+    )["providers"]
+    assert provider["options"]["path"] == "/var/lib/grafana/dashboards"
+    (source,) = yaml.safe_load(
+        (provisioning / "datasources" / "prometheus.yml").read_text(encoding="utf-8")
+    )["datasources"]
+    assert source["type"] == "prometheus"
+    assert urlsplit(source["url"]).hostname == "prometheus"
+    assert urlsplit(source["url"]).port == 9090
+    assert {9090} == {target for _, target in published_ports(service("prometheus"))}
+
+
+def test_the_dashboard_charts_only_metrics_the_server_exports() -> None:
+    dashboard = json.loads(DASHBOARD.read_text(encoding="utf-8"))
+    known = metric_sample_names()
+    assert "solitaire_moves_total" in known and "solitaire_move_seconds_bucket" in known
+    source = yaml.safe_load(
+        (GRAFANA / "provisioning" / "datasources" / "prometheus.yml").read_text(encoding="utf-8")
+    )["datasources"][0]
+    charted = set()
+    for panel in dashboard["panels"]:
+        assert panel["targets"], panel["title"]
+        for target in panel["targets"]:
+            assert target["datasource"]["uid"] == source["uid"], panel["title"]
+            used = set(re.findall(r"solitaire_[a-z_]+", target["expr"]))
+            assert used and used <= known, (panel["title"], used - known)
+            charted |= used
+    # Everything the issue asks to watch has a panel.
+    families = {
+        name.rsplit("_", 1)[0] if name.endswith(("_bucket", "_total")) else name for name in charted
+    }
+    for wanted in (
+        "solitaire_moves",
+        "solitaire_move_seconds",
+        "solitaire_websocket_connections",
+        "solitaire_patches_fanned_out",
+        "solitaire_redis_command_seconds",
+        "solitaire_redis_errors",
+        "solitaire_rate_limited",
+        "solitaire_audit_queue",
+    ):
+        assert wanted in families, wanted

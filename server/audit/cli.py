@@ -30,7 +30,7 @@ from redis.exceptions import RedisError
 
 from server.audit.core import Verdict, audit
 from server.audit.stored import BoardAudit, Progress, audit_leaderboard, audit_stored
-from server.config import flag
+from server.config import env_flag
 from server.daily import DATE_PATTERN
 from server.errors import ApiError
 from server.redisconn import connect
@@ -79,7 +79,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--redis-cluster",
         action="store_true",
-        default=flag(os.environ.get("REDIS_CLUSTER", "")),
+        default=env_flag(os.environ.get("REDIS_CLUSTER", "")),
         help="--redis-url names a node of a Redis Cluster ($REDIS_CLUSTER=1)",
     )
     parser.add_argument(

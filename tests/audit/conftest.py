@@ -18,6 +18,7 @@ from server.config import Settings
 from server.redisconn import connect
 from server.service import GameService
 from server.store import Store
+from server.testing import UNLIMITED
 
 
 @pytest.fixture(scope="session", params=["standalone", "cluster"])
@@ -49,7 +50,11 @@ def service(redis_client: Redis, clock: FakeClock) -> GameService:
 async def app(redis_url: str, redis_cluster: bool, clock: FakeClock) -> AsyncIterator[Starlette]:
     """The app with its lifespan running; its service on the fake clock."""
     settings = Settings(
-        redis_url=redis_url, secret=SECRET, ranked_min_account_age=0, redis_cluster=redis_cluster
+        redis_url=redis_url,
+        secret=SECRET,
+        ranked_min_account_age=0,
+        redis_cluster=redis_cluster,
+        limits=UNLIMITED,
     )
     application = create_app(settings)
     async with application.router.lifespan_context(application):
@@ -60,5 +65,9 @@ async def app(redis_url: str, redis_cluster: bool, clock: FakeClock) -> AsyncIte
 @pytest.fixture
 async def http(app: Starlette) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://test", timeout=30) as c:
+    token = (await app.state.service.create_player())["token"]
+    headers = {"Authorization": f"Bearer {token}"}  # POST /v1/audit needs a player
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://test", timeout=30, headers=headers
+    ) as c:
         yield c

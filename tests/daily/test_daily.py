@@ -18,6 +18,7 @@ from server.daily import DAY_MS, commitment, opens_ms
 from server.leaderboard import Entry, Leaderboards
 from server.redisconn import connect
 from server.rules import new_game
+from server.testing import UNLIMITED
 
 DAY = "2026-11-29"
 NOON = opens_ms(DAY) + DAY_MS // 2
@@ -52,6 +53,7 @@ async def api(redis_url: str, redis_cluster: bool) -> AsyncIterator[Api]:
             redis_cluster=redis_cluster,
             secret="daily-test-secret-21-of-at-least-32-bytes",
             ranked_min_account_age=0,
+            limits=UNLIMITED,
         )
     )
     async with app.router.lifespan_context(app):

@@ -34,7 +34,7 @@ from server import redisconn
 from server.app import create_app
 from server.config import Settings
 from server.rules import Game, load_game
-from server.testing import free_port, serve_app
+from server.testing import UNLIMITED, free_port, serve_app
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "server-test-secret-of-at-least-32-bytes"
@@ -43,17 +43,7 @@ WAIT = 5.0
 #: What the transport accepts (as ``python -m server`` runs it).
 WS_TRANSPORT_LIMIT = 1024 * 1024
 #: Environment variables the server reads; removed from child processes' environments.
-SERVER_ENV = (
-    "HOST",
-    "PORT",
-    "REDIS_URL",
-    "SERVER_SECRET",
-    "WORKERS",
-    "LOG_LEVEL",
-    "RANKED_MIN_ACCOUNT_AGE",
-    "REDIS_CLUSTER",
-    "DURABILITY",
-)
+SERVER_ENV = tuple(Settings().to_environment()) + ("PROMETHEUS_MULTIPROC_DIR",)
 
 CARD_RE = re.compile(r"(A|[2-9]|10|J|Q|K)[CDHS]")
 PILE_RE = re.compile(r"(foundation|tableau)\[(\d+)\]")
@@ -85,13 +75,14 @@ async def run_app(
     durability: str = "none",
 ) -> AsyncIterator[RunningServer]:
     """``create_app`` served by uvicorn on a free loopback port, as an asyncio task
-    (accounts may play ranked at once)."""
+    (accounts may play ranked at once; the rate limits are off)."""
     settings = Settings(
         redis_url=redis_url,
         secret=secret,
         ranked_min_account_age=0,
         redis_cluster=redis_cluster,
         durability=durability,
+        limits=UNLIMITED,
     )
     app = app or create_app(settings)
     async with serve_app(app) as port:
@@ -463,6 +454,7 @@ class ServerProcess:
 
     async def start(self) -> None:
         env = {k: v for k, v in os.environ.items() if k not in SERVER_ENV}
+        env["RATE_LIMITS"] = "off"  # tests with limits on say so in ``env``
         env.update(self.env or {})
         self.process = await asyncio.create_subprocess_exec(
             sys.executable,

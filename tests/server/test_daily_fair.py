@@ -214,7 +214,9 @@ async def test_nobody_but_its_player_reads_an_open_days_ranked_game(
         assert new_game("balcony", replay["seed"]).state_hash() == (
             new_game("balcony", log["seed"]).state_hash()
         )
-        verdict = (await http.post("/v1/audit", json={"game_id": game_id})).json()
+        # (POST /v1/audit needs a player's token: anybody's.)
+        audited = await http.post("/v1/audit", json={"game_id": game_id}, headers=other.headers)
+        verdict = audited.json()
         assert verdict["game_id"] == game_id and verdict["passed"], verdict
         board = (await http.get(f"/v1/leaderboards/balcony/{DAY}")).json()
         owners_entry = next(e for e in board["entries"] if e["player_id"] == owner.player_id)

@@ -112,6 +112,7 @@ def forged(player: Player) -> str:
 # -- REST -----------------------------------------------------------------------------
 
 Request = Any  # (http, ctx) -> awaitable httpx.Response
+JSON = "application/json"
 
 
 def move_body(**fields: Any) -> dict[str, Any]:
@@ -161,6 +162,15 @@ REST_CASES: dict[str, tuple[int, list[tuple[str, Request]]]] = {
             ("JSON not a map", post_raw(b"[1, 2]", "application/json")),
             ("msgpack not a map", post_raw(msgpack.packb(["deal", 1]), "application/msgpack")),
             ("JSON string", post_raw(b'"balcony"', "application/json", "/v1/games")),
+            ("client_time 10**30", post_move(client_time=10**30)),
+            ("version 1e400", post_raw(b'{"move": "deal", "version": 1e400}', JSON)),
+            ("version NaN", post_raw(b'{"move": "deal", "version": NaN}', JSON)),
+            ("version -Infinity", post_raw(b'{"move": "deal", "version": -Infinity}', JSON)),
+            ("5000-digit integer", post_raw(b'{"version": ' + b"9" * 5000 + b"}", JSON)),
+            ("JSON 1000 deep", post_raw(b"[" * 1000 + b"]" * 1000, JSON)),
+            ("JSON 100,000 deep", post_raw(b"[" * 8000 + b"]" * 8000, JSON)),
+            ("msgpack 1000 deep", post_raw(b"\x91" * 1000 + b"\x90", "application/msgpack")),
+            ("JSON 17 deep map", post_raw(b'{"a":' * 17 + b"1" + b"}" * 17, JSON)),
         ],
     ),
     "unknown_field": (
@@ -183,14 +193,13 @@ REST_CASES: dict[str, tuple[int, list[tuple[str, Request]]]] = {
         [
             ("version text", post_move(version="1")),
             ("version true", post_move(version=True)),
-            ("version float", post_move(version=1.0)),
+            ("version fraction", post_move(version=1.5)),
             ("move number", post_move(move=5)),
             ("move_id number", post_move(move_id=7)),
             ("empty move_id", post_move(move_id="")),
             ("65-character move_id", post_move(move_id="m" * 65)),
             ("client_time text", post_move(client_time="now")),
             ("client_time beyond int64", post_move(client_time=2**63)),
-            ("client_time 10**30", post_move(client_time=10**30)),
             ("negative client_time", post_move(client_time=-1)),
             ("game number", new_game({"game": 5})),
         ],
@@ -548,6 +557,10 @@ async def test_every_error_code_is_covered() -> None:
         "daily_open": "tests/daily/test_fair_play.py",
         "daily_closed": "tests/daily/test_fair_play.py",
         "account_too_new": "tests/daily/test_fair_play.py",
+        "rate_limited": "tests/limits/test_rates.py",
+        "too_many_connections": "tests/limits/test_connections.py",
+        "move_limit": "tests/limits/test_move_limit.py",
+        "audit_busy": "tests/limits/test_audit_limits.py",
     }
     covered = set(REST_CASES) | set(WS_CASES) | set(elsewhere)
     assert covered == set(ERROR_CODES)

@@ -76,10 +76,11 @@ async def test_two_instances_share_patches(
             await mover.close()
 
 
-async def test_run_command_without_redis(spawn_server) -> None:
-    process = await spawn_server()  # no --redis-url and no REDIS_URL in its environment
-    line = await process.wait_for_line("NOTHING PERSISTS")
-    assert "WARNING" in line
+async def test_run_command_without_redis(spawn_server, tmp_path) -> None:
+    # No --redis-url and no REDIS_URL in its environment: the embedded Valkey.
+    process = await spawn_server("--data-dir", str(tmp_path), "--log-format", "text")
+    await process.wait_for_line("embedded Valkey")
+    assert (tmp_path / "appendonlydir").is_dir()
     async with httpx.AsyncClient(base_url=process.base_url, timeout=10) as http:
         api = Api(http)
         owner = await api.player()

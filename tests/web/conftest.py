@@ -66,7 +66,8 @@ WS_CONTROL = """
   window.__wsControl = control;
   window.WebSocket = class extends Native {
     constructor(url, protocols) {
-      super(control.allow ? url : 'ws://127.0.0.1:9/', protocols);
+      // Refused: the same origin (the page's CSP allows no other), a path with no socket.
+      super(control.allow ? url : String(url).replace('/v1/ws', '/v1/ws-refused'), protocols);
       control.sockets.push(this);
     }
     send(data) {
@@ -114,6 +115,7 @@ def base_url(web_redis_url: str) -> Iterator[str]:
     env = {k: v for k, v in os.environ.items() if k not in SERVER_ENV}
     args = ["--host", "127.0.0.1", "--port", str(port), "--redis-url", web_redis_url]
     args += ["--secret", SECRET, "--log-level", "warning", "--ranked-min-account-age", "0"]
+    args += ["--rate-limits", "off"]  # every page of every test makes players from one address
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "server", *args],

@@ -7,6 +7,7 @@ never by calling the client's JavaScript; ``window.__client`` is only read.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +96,13 @@ class Web:
     # -- reading -------------------------------------------------------------------
 
     def wait(self, expression: str, arg: Any = None, timeout: float = 5000) -> None:
-        self.page.wait_for_function(expression, arg=arg, timeout=timeout)
+        """Until ``expression`` is true.  Polled with ``page.evaluate``: the page's
+        Content-Security-Policy forbids the in-page eval of ``wait_for_function``."""
+        deadline = time.monotonic() + timeout / 1000
+        while not self.page.evaluate(expression, arg):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"not true within {timeout} ms: {expression}")
+            self.page.wait_for_timeout(25)
 
     def client(self) -> dict[str, Any]:
         result: dict[str, Any] = self.page.evaluate(READ_CLIENT)

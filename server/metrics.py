@@ -1,0 +1,221 @@
+"""Prometheus metrics, all defined here (``GET /metrics``).
+
+With ``PROMETHEUS_MULTIPROC_DIR`` set (``python -m server`` sets it for every run), the
+client library keeps each worker's values in files there and ``/metrics`` sums every
+worker's; without it (an app served in-process, as in tests) the values are this
+process's.  Other modules call the small functions below; none imports the client
+library itself.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, ParamSpec, TypeVar
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
+from redis.asyncio import Redis
+from redis.asyncio.client import Pipeline
+from redis.exceptions import RedisError
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from server.errors import ApiError
+
+MULTIPROCESS_DIR = "PROMETHEUS_MULTIPROC_DIR"
+LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+
+MOVES = Counter(
+    "solitaire_moves_total",
+    "Moves answered: outcome accepted or rejected, code the error code (empty if accepted)",
+    ["transport", "outcome", "code"],
+)
+MOVE_SECONDS = Histogram(
+    "solitaire_move_seconds",
+    "Time from a move's arrival to its reply, by transport (websocket, rest)",
+    ["transport"],
+    buckets=LATENCY_BUCKETS,
+)
+CONNECTIONS = Gauge(
+    "solitaire_websocket_connections",
+    "Open WebSocket connections",
+    multiprocess_mode="livesum",
+)
+HTTP_REQUESTS = Counter(
+    "solitaire_http_requests_total", "HTTP requests answered, by status", ["status"]
+)
+PATCHES = Counter(
+    "solitaire_patches_fanned_out_total", "Patch frames handed to local WebSocket subscribers"
+)
+REDIS_SECONDS = Histogram(
+    "solitaire_redis_command_seconds",
+    "Redis round trips (one command, or one pipeline), by command",
+    ["command"],
+    buckets=LATENCY_BUCKETS,
+)
+REDIS_ERRORS = Counter(
+    "solitaire_redis_errors_total", "Redis calls that failed, by error class", ["error"]
+)
+RATE_LIMITED = Counter(
+    "solitaire_rate_limited_total", "Requests and messages refused by a rate limit", ["kind"]
+)
+AUDIT_QUEUE = Gauge(
+    "solitaire_audit_queue",
+    "Audits waiting for or running in the pool",
+    multiprocess_mode="livesum",
+)
+
+
+# -- calls from the rest of the server ----------------------------------------------
+
+
+def rate_limited(kind: str) -> None:
+    """One refusal by the rate limit ``kind`` (e.g. ``request``, ``move``, ``connection``)."""
+    RATE_LIMITED.labels(kind).inc()
+
+
+def audit_queue(delta: int) -> None:
+    """The audit queue grew (+1) or shrank (-1)."""
+    AUDIT_QUEUE.inc(delta)
+
+
+def patches_fanned_out(count: int) -> None:
+    PATCHES.inc(count)
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def measure_move(
+    transport: str,
+) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, Awaitable[R]]]:
+    """Decorates a move handler: counts its outcome (an :class:`ApiError`'s code when it
+    raises one) and times it from arrival to reply."""
+
+    def decorate(handler: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+        @functools.wraps(handler)
+        async def measured(*args: P.args, **kwargs: P.kwargs) -> R:
+            started = time.perf_counter()
+            code = "internal"
+            try:
+                result = await handler(*args, **kwargs)
+                code = ""
+                return result
+            except ApiError as error:
+                code = error.code
+                raise
+            except RedisError:
+                code = "store_unavailable"
+                raise
+            finally:
+                outcome = "accepted" if code == "" else "rejected"
+                MOVES.labels(transport, outcome, code).inc()
+                MOVE_SECONDS.labels(transport).observe(time.perf_counter() - started)
+
+        return measured
+
+    return decorate
+
+
+# -- Redis ----------------------------------------------------------------------------
+
+
+class MeasuredPipeline(Pipeline):
+    async def execute(self, raise_on_error: bool = True) -> list[Any]:
+        started = time.perf_counter()
+        try:
+            return await super().execute(raise_on_error)
+        except RedisError as error:
+            REDIS_ERRORS.labels(type(error).__name__).inc()
+            raise
+        finally:
+            REDIS_SECONDS.labels("pipeline").observe(time.perf_counter() - started)
+
+
+class MeasuredRedis(Redis):
+    """A Redis client that times every command and pipeline and counts failures."""
+
+    async def execute_command(self, *args: Any, **options: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return await super().execute_command(*args, **options)
+        except RedisError as error:
+            REDIS_ERRORS.labels(type(error).__name__).inc()
+            raise
+        finally:
+            name = args[0] if args else "?"
+            name = name.decode() if isinstance(name, bytes) else str(name)
+            REDIS_SECONDS.labels(name.upper()).observe(time.perf_counter() - started)
+
+    def pipeline(self, transaction: bool = True, shard_hint: str | None = None) -> Pipeline:
+        return MeasuredPipeline(
+            self.connection_pool, self.response_callbacks, transaction, shard_hint
+        )
+
+
+# -- HTTP -----------------------------------------------------------------------------
+
+
+class MetricsMiddleware:
+    """Counts HTTP answers by status and keeps the open WebSocket gauge."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+
+            async def send_counted(message: Message) -> None:
+                if message["type"] == "http.response.start":
+                    HTTP_REQUESTS.labels(str(message["status"])).inc()
+                await send(message)
+
+            await self.app(scope, receive, send_counted)
+        elif scope["type"] == "websocket":
+            accepted = False
+
+            async def send_watched(message: Message) -> None:
+                nonlocal accepted
+                if message["type"] == "websocket.accept" and not accepted:
+                    accepted = True
+                    CONNECTIONS.inc()
+                await send(message)
+
+            try:
+                await self.app(scope, receive, send_watched)
+            finally:
+                if accepted:
+                    CONNECTIONS.dec()
+        else:
+            await self.app(scope, receive, send)
+
+
+def exposition() -> bytes:
+    """Every worker's metrics in multiprocess mode, else this process's."""
+    if os.environ.get(MULTIPROCESS_DIR):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+        return generate_latest(registry)
+    return generate_latest()
+
+
+async def endpoint(request: Request) -> Response:
+    return Response(exposition(), media_type=CONTENT_TYPE_LATEST)
+
+
+def worker_exited(pid: int) -> None:
+    """Drop an exited worker's live gauges (multiprocess mode only)."""
+    if os.environ.get(MULTIPROCESS_DIR):
+        multiprocess.mark_process_dead(pid)

@@ -1,0 +1,114 @@
+"""Request-head limits of ``python -m server`` (``server.http``): a head above
+``--max-header-bytes`` is refused at once, and a client that sends its head too slowly
+(slowloris) is disconnected ``--header-timeout`` seconds after it connected."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from ops_support import started
+
+HEADER_TIMEOUT = 1.5
+
+
+@pytest.fixture
+async def server(tmp_path):  # type: ignore[no-untyped-def]
+    async with started(
+        "--data-dir", str(tmp_path), "--header-timeout", str(HEADER_TIMEOUT)
+    ) as running:
+        yield running
+
+
+async def read_all(reader: asyncio.StreamReader, timeout: float) -> bytes:
+    """Everything until the server closes the connection (bounded by ``timeout``)."""
+    chunks = []
+    async with asyncio.timeout(timeout):
+        while chunk := await reader.read(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def test_a_head_over_the_limit_is_refused_fast(server) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    started_at = time.monotonic()
+    writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 100_000 + b"\r\n\r\n")
+    await writer.drain()
+    answer = await read_all(reader, 5)
+    writer.close()
+    assert answer.split(b"\r\n")[0].split(b" ")[1] in (b"400", b"431"), answer[:200]
+    assert time.monotonic() - started_at < 2
+
+
+async def test_a_head_growing_over_the_limit_in_pieces_is_refused(server) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+    sent = 0
+    answer = b""
+    try:
+        for index in range(20):  # 20 headers of 8 KB, each sent on its own
+            writer.write(b"X-P%d: %s\r\n" % (index, b"p" * 8192))
+            await writer.drain()
+            sent += 1
+            await asyncio.sleep(0.01)
+        answer = await read_all(reader, 5)
+    except ConnectionError:
+        pass  # refused and closed while we were still sending (the answer may be lost)
+    finally:
+        writer.close()
+    if sent == 20:
+        assert answer.split(b"\r\n")[0].split(b" ")[1] in (b"400", b"431"), answer[:200]
+    else:
+        assert sent >= 7, sent  # nothing under the 64 KiB limit was refused
+
+
+async def test_a_head_under_the_limit_is_served(server) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    headers = b"".join(b"X-H%d: %s\r\n" % (i, b"b" * 1000) for i in range(40))  # 40 KB
+    writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + headers + b"\r\n")
+    answer = await read_all(reader, 5)
+    writer.close()
+    assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+
+
+async def test_a_slowloris_client_is_cut_after_the_header_timeout(server) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    started_at = time.monotonic()
+    head = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"z" * 100
+
+    async def trickle() -> None:
+        for byte in head:  # one byte every 0.25 s: the head would take 30 s
+            writer.write(bytes([byte]))
+            await writer.drain()
+            await asyncio.sleep(0.25)
+
+    sender = asyncio.create_task(trickle())
+    try:
+        answer = await read_all(reader, HEADER_TIMEOUT + 3)
+    finally:
+        sender.cancel()
+        writer.close()
+    elapsed = time.monotonic() - started_at
+    assert answer == b""  # closed, no response
+    assert HEADER_TIMEOUT - 0.2 <= elapsed < HEADER_TIMEOUT + 1.5, elapsed
+
+
+async def test_a_silent_connection_is_cut_and_keep_alive_requests_still_work(server) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    started_at = time.monotonic()
+    assert await read_all(reader, HEADER_TIMEOUT + 3) == b""
+    assert time.monotonic() - started_at < HEADER_TIMEOUT + 1.5
+    writer.close()
+
+    # Two requests on one connection, the second after a pause shorter than the timeouts.
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    for index in range(2):
+        writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        status = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+        assert status.startswith(b"HTTP/1.1 200"), (index, status)
+        await asyncio.wait_for(
+            reader.readexactly(int(status.split(b"content-length: ")[1].split(b"\r\n")[0])), 5
+        )
+        await asyncio.sleep(HEADER_TIMEOUT * 0.6)
+    writer.close()

@@ -1,0 +1,154 @@
+"""``/metrics`` (every worker's counts, in Prometheus multiprocess mode) and the JSON
+logs (one object per line, with the request or connection id, never a token)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from pathlib import Path
+
+import httpx
+import msgpack
+from ops_support import started
+from prometheus_client.parser import text_string_to_metric_families
+from websockets.asyncio.client import connect
+
+from server import daily, metrics
+from server.logs import JsonFormatter, request_id
+
+
+def samples(text: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
+    """(sample name, labels) -> value."""
+    found = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            found[(sample.name, frozenset(sample.labels.items()))] = sample.value
+    return found
+
+
+def value(found: dict, name: str, **labels: str) -> float:
+    return found.get((name, frozenset(labels.items())), 0.0)
+
+
+async def recv(ws, kind: str) -> dict:  # type: ignore[no-untyped-def]
+    while True:
+        message = msgpack.unpackb(await asyncio.wait_for(ws.recv(), 10))
+        if message["type"] == kind:
+            return message
+
+
+async def test_metrics_count_every_workers_moves_connections_and_redis(tmp_path: Path) -> None:
+    async with (
+        started("--data-dir", str(tmp_path), "--workers", "2", "--log-format", "json") as server,
+        httpx.AsyncClient(base_url=server.base_url, timeout=10) as http,
+    ):
+        player = (await http.post("/v1/players")).json()
+        headers = {"Authorization": f"Bearer {player['token']}"}
+        game = (await http.post("/v1/games", json={"game": "balcony"}, headers=headers)).json()
+        legal = game["legal_moves"]
+        async with connect(server.ws_url) as watcher, connect(server.ws_url) as mover:
+            await watcher.send(msgpack.packb({"type": "subscribe", "game_id": game["id"]}))
+            await recv(watcher, "snapshot")
+            await mover.send(msgpack.packb({"type": "auth", "token": player["token"]}))
+            await recv(mover, "authenticated")
+            for version in range(3):  # three over the WebSocket ...
+                await mover.send(
+                    msgpack.packb(
+                        {
+                            "type": "move",
+                            "game_id": game["id"],
+                            "move": legal[0],
+                            "version": version,
+                            "move_id": f"w{version}",
+                        }
+                    )
+                )
+                legal = (await recv(mover, "accepted"))["legal_moves"]
+                await recv(watcher, "patch")
+            for version in range(3, 5):  # ... two over REST ...
+                moved = await http.post(
+                    f"/v1/games/{game['id']}/moves",
+                    json={"move": legal[0], "version": version},
+                    headers=headers,
+                )
+                assert moved.status_code == 200, moved.text
+                legal = moved.json()["snapshot"]["legal_moves"]
+                await recv(watcher, "patch")
+            # ... and one stale.
+            stale = await http.post(
+                f"/v1/games/{game['id']}/moves",
+                json={"move": legal[0], "version": 1},
+                headers=headers,
+            )
+            assert stale.status_code == 409
+            # Both sockets are open now, whichever worker holds them.
+            found = samples((await http.get("/metrics")).text)
+            assert value(found, "solitaire_websocket_connections") == 2
+        found = samples((await http.get("/metrics")).text)
+        accepted = {"outcome": "accepted", "code": ""}
+        assert value(found, "solitaire_moves_total", transport="websocket", **accepted) == 3
+        assert value(found, "solitaire_moves_total", transport="rest", **accepted) == 2
+        rejected = {"transport": "rest", "outcome": "rejected", "code": "stale"}
+        assert value(found, "solitaire_moves_total", **rejected) == 1
+        assert value(found, "solitaire_move_seconds_count", transport="websocket") == 3
+        assert value(found, "solitaire_move_seconds_count", transport="rest") == 3
+        latency = value(found, "solitaire_move_seconds_sum", transport="websocket")
+        assert 0 < latency < 3
+        assert value(found, "solitaire_patches_fanned_out_total") == 5
+        assert value(found, "solitaire_redis_command_seconds_count", command="EVALSHA") >= 5
+        assert value(found, "solitaire_http_requests_total", status="409") == 1
+        await asyncio.sleep(0.2)  # the sockets' close reaches the server
+        found = samples((await http.get("/metrics")).text)
+        assert value(found, "solitaire_websocket_connections") == 0
+
+        # An open day's ranked game: its seed must never be logged.
+        started_daily = await http.post("/v1/daily/balcony", headers=headers)
+        assert started_daily.status_code == 200, started_daily.text
+        date = daily.today(int(time.time() * 1000))
+        secret = (tmp_path / "secret").read_text().strip().encode()
+        seed = daily.daily_seed(secret, "balcony", date)
+        published = (await http.get(f"/v1/daily/balcony/{date}")).json()["commitment"]
+        assert daily.commitment("balcony", date, seed) == published  # the real seed
+
+        # The logs: JSON lines with ids, and no token anywhere.
+        answer = await http.get("/v1/games", headers={"X-Request-Id": "req-42"})
+        assert answer.headers["x-request-id"] == "req-42"
+        odd = await http.get("/v1/games", headers={"X-Request-Id": "a b;c"})
+        assert odd.headers["x-request-id"] != "a b;c"
+        await server.stop()
+    records = server.records()  # every line parses as JSON
+    ours = [r for r in records if r.get("request_id") == "req-42"]
+    assert ours and ours[0]["path"] == "/v1/games" and ours[0]["status"] == 200
+    assert any(r.get("request_id") == odd.headers["x-request-id"] for r in records)
+    assert any("connection_id" in r and r["message"] == "websocket closed" for r in records)
+    assert player["token"] not in server.output
+    assert seed not in server.output
+    assert player["token"].rsplit(".", 1)[1] not in server.output
+
+
+def test_the_calls_other_modules_make_show_in_the_exposition() -> None:
+    before = samples(metrics.exposition().decode())
+    metrics.rate_limited("move")
+    metrics.audit_queue(+2)
+    metrics.audit_queue(-1)
+    after = samples(metrics.exposition().decode())
+    kind = {"kind": "move"}
+    rate_limited = "solitaire_rate_limited_total"
+    assert value(after, rate_limited, **kind) == value(before, rate_limited, **kind) + 1
+    assert value(after, "solitaire_audit_queue") == value(before, "solitaire_audit_queue") + 1
+    metrics.audit_queue(-1)
+
+
+def test_a_logged_token_is_scrubbed_and_the_request_id_kept() -> None:
+    token = "v1.p_abcdefghijkl.1798695778.6ZkcQppynKR4vlQRaN3kO6UTxFte6AzaB4zB0dxAgzw"
+    record = logging.LogRecord("server", logging.WARNING, __file__, 1, "got %s", (token,), None)
+    record.request_id = "r-1"
+    record.header = f"Bearer {token}"
+    line = JsonFormatter().format(record)
+    entry = json.loads(line)
+    assert token not in line and "6ZkcQppyn" not in line
+    assert entry["message"] == "got [scrubbed]" and entry["header"] == "[scrubbed]"
+    assert entry["request_id"] == "r-1" and entry["level"] == "warning"
+    assert request_id.get() is None
