@@ -38,35 +38,51 @@ class RedisProcess(testing.RedisProcess):
             pytest.fail(str(error))
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def redis_mode() -> str:
-    """``standalone`` or ``cluster``: which Redis the session's tests run on."""
+    """``standalone`` or ``cluster``: which Redis a test module runs on."""
     return "standalone"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def redis_cluster(redis_mode: str) -> bool:
     return redis_mode == "cluster"
 
 
 @pytest.fixture(scope="session")
-def redis_server_url(redis_cluster: bool) -> Iterator[str]:
-    """The URL of the session's Redis: ``REDIS_URL`` if set, else our own redis-server;
-    on the cluster, one of its nodes."""
+def redis_server_url() -> Iterator[str]:
+    """The URL of the session's Redis: ``REDIS_URL`` if set, else our own redis-server."""
     configured = os.environ.get("REDIS_URL")
-    if configured and not redis_cluster:
+    if configured:
         yield configured
         return
-    server: RedisProcess | testing.RedisClusterProcesses
-    server = testing.RedisClusterProcesses() if redis_cluster else RedisProcess()
-    try:
-        server.start()
-    except RuntimeError as error:
-        pytest.fail(str(error))
+    server = RedisProcess()
+    server.start()
     try:
         yield server.url
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster_url() -> Iterator[str]:
+    """The URL of a node of the session's Redis Cluster (started at its first use)."""
+    cluster = testing.RedisClusterProcesses()
+    try:
+        cluster.start()
+    except RuntimeError as error:
+        pytest.fail(str(error))
+    try:
+        yield cluster.url
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(scope="module")
+def redis_module_url(redis_cluster: bool, request: pytest.FixtureRequest) -> str:
+    """The session's Redis (standalone or cluster, as ``redis_mode`` says) for a module."""
+    name = "redis_cluster_url" if redis_cluster else "redis_server_url"
+    return str(request.getfixturevalue(name))
 
 
 def sync_client(url: str, cluster: bool) -> redis.Redis | redis.RedisCluster:
@@ -76,13 +92,13 @@ def sync_client(url: str, cluster: bool) -> redis.Redis | redis.RedisCluster:
 
 
 @pytest.fixture
-def redis_url(redis_server_url: str, redis_cluster: bool) -> Iterator[str]:
+def redis_url(redis_module_url: str, redis_cluster: bool) -> Iterator[str]:
     """The session Redis, its database flushed before (and after) the test (on every
     primary of the cluster)."""
-    client = sync_client(redis_server_url, redis_cluster)
+    client = sync_client(redis_module_url, redis_cluster)
     try:
         client.flushdb()
-        yield redis_server_url
+        yield redis_module_url
         client.flushdb()
     finally:
         client.close()

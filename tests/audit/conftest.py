@@ -21,7 +21,7 @@ from server.store import Store
 from server.testing import UNLIMITED
 
 
-@pytest.fixture(scope="session", params=["standalone", "cluster"])
+@pytest.fixture(scope="module", params=["standalone", "cluster"])
 def redis_mode(request: pytest.FixtureRequest) -> str:
     """These tests run on a standalone Redis and on a Redis Cluster."""
     return str(request.param)

@@ -3,6 +3,6 @@
 import pytest
 
 
-@pytest.fixture(scope="session", params=["standalone", "cluster"])
+@pytest.fixture(scope="module", params=["standalone", "cluster"])
 def redis_mode(request: pytest.FixtureRequest) -> str:
     return str(request.param)

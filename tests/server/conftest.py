@@ -6,7 +6,7 @@ from server_support import api, http, redis_client, server, spawn_server, ws_con
 __all__ = ["api", "http", "redis_client", "server", "spawn_server", "ws_connect"]
 
 
-@pytest.fixture(scope="session", params=["standalone", "cluster"])
+@pytest.fixture(scope="module", params=["standalone", "cluster"])
 def redis_mode(request: pytest.FixtureRequest) -> str:
     """These tests run on a standalone Redis and on a Redis Cluster."""
     return str(request.param)

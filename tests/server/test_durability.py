@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
-from server_support import WAIT, Api, Player, run_app
+from server_support import WAIT, Api, Player, WSClient, apply_patch, run_app, ws_clients
 
 from server.audit import audit_stored
 from server.redisconn import RedisNodes, connect
@@ -39,6 +39,21 @@ def rejoin(cluster: RedisClusterProcesses, killed: RedisProcess) -> None:
     cluster.wait_until_ready(STREAM_DEADLINE)  # three primaries again: the failover is done
     killed.start()
     cluster.wait_until_ready(STREAM_DEADLINE)
+
+
+async def watch(spectator: WSClient, last: int) -> dict[str, Any]:
+    """The spectator's view once it reaches version ``last``, from the snapshot it got
+    and the patches and snapshots that follow, each patch starting where it stands."""
+    snapshot = await spectator.recv("snapshot", timeout=STREAM_DEADLINE)
+    view, version = snapshot["view"], snapshot["version"]
+    while version < last:
+        message = await spectator.recv(timeout=STREAM_DEADLINE)
+        if message["type"] == "snapshot":
+            view, version = message["view"], message["version"]
+        elif message["type"] == "patch":
+            assert message["from"] == version, (message["from"], version)
+            view, version = apply_patch(view, message), message["to"]
+    return view
 
 
 async def post_until_acknowledged(
@@ -72,6 +87,7 @@ async def test_killing_the_primary_loses_no_acknowledged_move() -> None:
         async with (
             run_app(cluster.url, redis_cluster=True, durability="replica") as running,
             httpx.AsyncClient(base_url=running.base_url, timeout=WAIT * 2) as http,
+            ws_clients(running.ws_url) as open_socket,
         ):
             api = Api(http)
             player = await api.player()
@@ -83,6 +99,10 @@ async def test_killing_the_primary_loses_no_acknowledged_move() -> None:
             owner = RedisNodes(probe).owner(game_key(game_id))
             await probe.aclose()
             primary = cluster.node(int(owner.rsplit(":", 1)[1]))
+            # A spectator, whose patches come over the shard channel of the killed primary.
+            spectator = await open_socket()
+            await spectator.subscribe(game_id)
+            watched = asyncio.create_task(watch(spectator, TOTAL))
 
             acknowledged: list[tuple[int, str]] = []
             errors_after_kill: list[str] = []
@@ -103,6 +123,10 @@ async def test_killing_the_primary_loses_no_acknowledged_move() -> None:
             await asyncio.wait_for(rejoined, STREAM_DEADLINE)
 
             assert errors_after_kill, "the kill went unnoticed"
+            # The spectator was moved to the new primary's shard and resynced: it holds the
+            # game as it is, having seen no patch out of order.
+            view = await asyncio.wait_for(watched, STREAM_DEADLINE)
+            assert view == (await api.get(game_id))["view"]
             log = await api.log(game_id)
             assert [(m["version"], m["move"]) for m in log["moves"]] == acknowledged
             verdict = await audit_stored(running.app.state.service, game_id)

@@ -46,8 +46,8 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def server(redis_server_url: str, redis_cluster: bool) -> AsyncIterator[RunningServer]:
-    async with run_app(redis_server_url, redis_cluster=redis_cluster) as running:
+async def server(redis_module_url: str, redis_cluster: bool) -> AsyncIterator[RunningServer]:
+    async with run_app(redis_module_url, redis_cluster=redis_cluster) as running:
         yield running
 
 
