@@ -44,12 +44,12 @@ def rejoin(cluster: RedisClusterProcesses, killed: RedisProcess) -> None:
 async def watch(spectator: WSClient, last: int) -> dict[str, Any]:
     """The spectator's view once it reaches version ``last``, from the snapshot it got
     and the patches and snapshots that follow, each patch starting where it stands."""
-    snapshot = await spectator.recv("snapshot", timeout=STREAM_DEADLINE)
+    snapshot = (await spectator.recv("snapshot", timeout=STREAM_DEADLINE))["snapshot"]
     view, version = snapshot["view"], snapshot["version"]
     while version < last:
         message = await spectator.recv(timeout=STREAM_DEADLINE)
         if message["type"] == "snapshot":
-            view, version = message["view"], message["version"]
+            view, version = message["snapshot"]["view"], message["snapshot"]["version"]
         elif message["type"] == "patch":
             assert message["from"] == version, (message["from"], version)
             view, version = apply_patch(view, message), message["to"]
