@@ -45,8 +45,12 @@ async def test_list_games(http) -> None:
             "title": cls.title,
             "decks": cls.decks,
             "summary": cls.summary,
+            "piles": cls.pile_hints,
         }
         assert isinstance(game["summary"], str) and len(game["summary"]) > 20
+        # A hint for every pile kind the game has (the web client labels its piles with them).
+        kinds = {"foundation", "tableau", *cls.single_piles}
+        assert set(game["piles"]) == kinds, game["name"]
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
@@ -248,6 +252,14 @@ async def test_openapi_document(http) -> None:
         for parameter in item.get("parameters", []):
             assert parameter["in"] == "path"
             assert "{" + parameter["name"] + "}" in path
+        # A method the document does not list is a 405 whose Allow lists the ones it does.
+        concrete = path.replace("{id}", "g_x").replace("{game}", "colorado")
+        concrete = concrete.replace("{date}", "2026-01-01")
+        response = await http.request("PUT", concrete)
+        assert response.status_code == 405, path
+        allowed = {method.upper() for method in operations}
+        allowed |= {"HEAD"} if "GET" in allowed else set()
+        assert set(response.headers["allow"].split(", ")) == allowed, path
 
 
 async def test_log_stays_encodable_with_the_largest_client_time(http, api: Api) -> None:
