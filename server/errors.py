@@ -54,6 +54,11 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     ),
     "too_many_errors": (400, "the connection broke the protocol too often and is closed"),
     "store_unavailable": (503, "Redis cannot be reached; retry later"),
+    "not_replicated": (
+        503,
+        "(--durability replica) no replica confirmed the move in time: send it again with "
+        "the same move_id",
+    ),
     "internal": (500, "an unexpected server error"),
 }
 
