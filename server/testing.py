@@ -308,7 +308,7 @@ async def dailies_chosen(app: Starlette, date: str | None = None) -> None:
     service = app.state.service
     date = date or daily.today(service.clock())
     app.state.dailies.request(date)
-    async with asyncio.timeout(START_TIMEOUT * 3):
+    async with asyncio.timeout(START_TIMEOUT * 6):  # a loaded machine solves slowly
         for game in GAMES:
             # Chosen, and its lock released (the last write of a selection).
             while await load_choice(service.store.redis, game, date) is None or (

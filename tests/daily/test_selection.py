@@ -16,7 +16,7 @@ from server.dailies import choose, load_choice
 from server.daily import DAY_MS, candidate_seed, commitment, opens_ms
 from server.rules import GAMES, new_game
 from server.solver import Budget, solve
-from server.testing import UNLIMITED, dailies_chosen
+from server.testing import TEST_DAILY, UNLIMITED, dailies_chosen
 
 SECRET = "daily-selection-test-secret-of-32-bytes-or-more"
 DAY = "2026-11-29"
@@ -35,11 +35,12 @@ class Clock:
 
 @contextlib.asynccontextmanager
 async def served(
-    redis_url: str, clock: Clock, selection: DailySelection = SOLVING
+    redis_url: str, cluster: bool, clock: Clock, selection: DailySelection = SOLVING
 ) -> AsyncIterator[tuple[Any, httpx.AsyncClient]]:
     """An in-process app on ``clock`` with its lifespan (and so its selection) running."""
     settings = Settings(
         redis_url=redis_url,
+        redis_cluster=cluster,
         secret=SECRET,
         ranked_min_account_age=0,
         limits=UNLIMITED,
@@ -55,9 +56,10 @@ async def served(
 
 async def test_the_daily_is_the_first_proven_win_and_only_its_commitment_is_out(
     redis_url: str,
+    redis_cluster: bool,
 ) -> None:
     clock = Clock()
-    async with served(redis_url, clock) as (app, http):
+    async with served(redis_url, redis_cluster, clock) as (app, http):
         await dailies_chosen(app, DAY)
         choice = await load_choice(app.state.service.store.redis, "balcony", DAY)
         assert choice is not None and choice.verdict == "won" and choice.score == choice.total
@@ -83,9 +85,11 @@ async def test_the_daily_is_the_first_proven_win_and_only_its_commitment_is_out(
         assert choice.par[0] not in response.text
 
 
-async def test_the_par_is_told_after_the_close_and_replays_to_a_win(redis_url: str) -> None:
+async def test_the_par_is_told_after_the_close_and_replays_to_a_win(
+    redis_url: str, redis_cluster: bool
+) -> None:
     clock = Clock()
-    async with served(redis_url, clock) as (app, http):
+    async with served(redis_url, redis_cluster, clock) as (app, http):
         await dailies_chosen(app, DAY)
         for game in ("balcony", "colorado"):
             open_day = (await http.get(f"/v1/daily/{game}/{DAY}")).json()
@@ -106,12 +110,12 @@ async def test_the_par_is_told_after_the_close_and_replays_to_a_win(redis_url: s
         assert closed["winnable"] or open_day["winnable"], "no proven win among two games"
 
 
-async def test_two_instances_choose_each_daily_once(redis_url: str) -> None:
+async def test_two_instances_choose_each_daily_once(redis_url: str, redis_cluster: bool) -> None:
     clock = Clock()
     small = DailySelection(candidate_nodes=2_000, candidates=4, seconds=10.0)
     async with (
-        served(redis_url, clock, small) as (first, http_first),
-        served(redis_url, clock, small) as (second, http_second),
+        served(redis_url, redis_cluster, clock, small) as (first, http_first),
+        served(redis_url, redis_cluster, clock, small) as (second, http_second),
     ):
         await dailies_chosen(first, DAY)
         await dailies_chosen(second, DAY)
@@ -130,10 +134,10 @@ async def test_two_instances_choose_each_daily_once(redis_url: str) -> None:
 
 
 async def test_a_day_not_chosen_yet_answers_503_and_is_never_solved_on_the_request(
-    redis_url: str,
+    redis_url: str, redis_cluster: bool
 ) -> None:
     clock = Clock()
-    async with served(redis_url, clock) as (app, http):
+    async with served(redis_url, redis_cluster, clock, TEST_DAILY) as (app, http):
         redis: Redis = app.state.service.store.redis
         # Today by the clock (set after the start): no background pass has looked at it.
         response = await http.get("/v1/daily/colorado")

@@ -70,9 +70,11 @@ def test_the_same_position_gets_the_same_hint() -> None:
 
 async def test_only_the_owner_of_a_casual_game_in_play_gets_hints(
     redis_url: str,
+    redis_cluster: bool,
 ) -> None:
     settings = Settings(
         redis_url=redis_url,
+        redis_cluster=redis_cluster,
         secret=TEST_SECRET,
         ranked_min_account_age=0,
         limits=Limits(rate_limits=False),
@@ -103,15 +105,19 @@ async def test_only_the_owner_of_a_casual_game_in_play_gets_hints(
         assert (await api.get(game["id"]))["assisted"] is False
 
 
-async def test_hints_are_rate_limited_per_player(redis_url: str) -> None:
+async def test_hints_are_rate_limited_per_player(redis_url: str, redis_cluster: bool) -> None:
     settings = Settings(
         redis_url=redis_url,
+        redis_cluster=redis_cluster,
         secret=TEST_SECRET,
         ranked_min_account_age=0,
         limits=Limits(hints_per_minute=2),
         daily=TEST_DAILY,
     )
-    async with run_app(redis_url, app=create_app(settings)) as running, client(running) as http:
+    async with (
+        run_app(redis_url, app=create_app(settings)) as running,
+        client(running) as http,
+    ):
         api = Api(http)
         owner = await api.player()
         game = await api.create_game(owner, "colorado", seed="rated")
