@@ -30,6 +30,7 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
         403,
         "the account is too young for a ranked attempt until 'eligible_at'",
     ),
+    "undo_ranked": (403, "undo is for casual games: a ranked game takes none"),
     "unknown_game": (404, "no game has this id (or it expired)"),
     "unknown_game_name": (404, "not one of the five games"),
     "not_found": (404, "no such route"),

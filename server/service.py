@@ -23,7 +23,10 @@ from server.rules import (
     GAMES,
     Game,
     IllegalMove,
+    UNDO,
     Move,
+    Op,
+    Timeline,
     UnknownGame,
     load_game,
     new_game,
@@ -426,9 +429,14 @@ class GameService:
                 version=stored.version,
             )
         score_before = game.score
+        if move == UNDO and stored.ranked:
+            self._put(stored, game)
+            raise ApiError(
+                "undo_ranked", "undo is for casual games: a ranked game takes none", version=version
+            )
         try:
             # The normal form is what is logged and chained (ASCII, no stray spaces).
-            move = Move(move)
+            move = UNDO if move == UNDO else Move(move)
             if stored.moves >= self.max_moves_per_game and move != "resign":
                 self._put(stored, game)
                 raise ApiError(
@@ -436,7 +444,10 @@ class GameService:
                     f"the game took its {self.max_moves_per_game} moves: only 'resign' is left",
                     version=stored.version,
                 )
-            ops = game.play(move)
+            if move == UNDO:
+                game, ops = await self._undo(stored, game)
+            else:
+                ops = game.play(move)
         except IllegalMove as error:
             self._put(stored, game)
             if move_id and await self.store.move_id_version(game_id, move_id) is not None:
@@ -499,6 +510,21 @@ class GameService:
             f"the game is at version {result.version}, not {version}",
             version=result.version,
         )
+
+    async def _undo(self, stored: StoredGame, game: Game) -> tuple[Game, list[Op]]:
+        """``undo`` on ``stored``: the game rebuilt from its deal and log (the one meaning
+        of undo, :class:`~server.rules.Timeline`), then taken back one move. The log is
+        read only for an undo, so other moves cost nothing more; the rebuild is bounded
+        by ``max_moves_per_game``."""
+        if game.status != "playing":  # before reading the log: a final game stays final
+            raise IllegalMove(f"the game is over ({game.status})", "game_over")
+        entries = await self.store.log(stored.id)
+        moves = [entry["move"] for entry in entries if entry["version"] <= stored.version]
+        if len(moves) != stored.version:
+            raise ApiError("stale", "the game changed meanwhile", version=len(entries))
+        timeline = Timeline.replay(new_game(stored.game, stored.seed), moves)
+        ops = timeline.play(UNDO)
+        return timeline.game, ops
 
     async def _duplicate(self, game_id: str, move_id: str) -> tuple[dict[str, Any], None, Game]:
         """A move id already applied: the game as it is now (``version``, and the

@@ -343,7 +343,14 @@ def apply_patch(view: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
                 source = pile_of(view, op["from"])
                 assert source and source[-1] == op["card"], (op, source)
                 source.pop()
-            pile_of(view, op["to"]).append(op["card"])
+            if op["to"] == "stock":  # an undo puts a card back
+                view["stock"]["count"] += 1
+                if "top" in view["stock"]:
+                    view["stock"]["top"] = op["card"]
+            else:
+                pile_of(view, op["to"]).append(op["card"])
+        elif kind == "redeals_left":
+            view["redeals_left"] = op["count"]
         elif kind == "reveal":
             view[op["pile"]]["top"] = op["card"]
         elif kind == "set":
