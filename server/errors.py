@@ -41,6 +41,8 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "illegal_move": (422, "the rules do not allow this move now (the reason says why)"),
     "game_over": (409, "the game is over: no move is legal"),
     "daily_closed": (409, "the ranked attempt's day closed at 'closes': it takes no more moves"),
+    "name_taken": (409, "another player has this display name (names are unique, any case)"),
+    "not_finished": (409, "no verdict yet: the game is still on (a daily: its day is open)"),
     "stale": (409, "the move was made against an old version; 'version' is the current one"),
     "move_limit": (409, "the game took its maximum number of moves: only 'resign' is left"),
     "rate_limited": (429, "too many requests, moves, accounts or frames: retry after the delay"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -14,6 +15,7 @@ from server.auth import bearer_token
 from server.codec import check_fields, decode_body, read_body, read_raw, respond
 from server.errors import ApiError
 from server.limits import AuditPool
+from server.players import HISTORY_PAGE
 from server.rules import GAMES
 from server.service import GameService
 
@@ -38,8 +40,37 @@ def player(request: Request) -> str:
 
 
 async def create_player(request: Request) -> Response:
-    check_fields(await read_body(request), {})
-    return respond(request, await service_of(request).create_player(), 201)
+    body = check_fields(await read_body(request), {}, {"name": str})
+    return respond(request, await service_of(request).create_player(body.get("name")), 201)
+
+
+async def get_me(request: Request) -> Response:
+    return respond(request, await service_of(request).me(player(request)))
+
+
+async def put_me(request: Request) -> Response:
+    """``PUT`` or ``PATCH``: ``{"name": "..."}`` sets the display name, ``null`` clears it."""
+    player_id = player(request)
+    body = check_fields(await read_body(request), {"name": (str, type(None))})
+    return respond(request, await service_of(request).rename(player_id, body["name"]))
+
+
+#: A cursor of ``GET /v1/players/me/games``: a history member (``server.players``).
+HISTORY_CURSOR = re.compile(r"[0-9]{13}\.g_[A-Za-z0-9_-]{1,62}", re.ASCII)
+
+
+async def get_my_games(request: Request) -> Response:
+    player_id = player(request)
+    default, most = HISTORY_PAGE
+    limit = query_int(request, "limit", default, 1, most)
+    cursor = request.query_params.get("cursor")
+    if cursor is not None and not HISTORY_CURSOR.fullmatch(cursor):
+        raise ApiError("invalid_field", "cursor is a 'next' cursor of this list", field="cursor")
+    return respond(request, await service_of(request).my_games(player_id, cursor, limit))
+
+
+async def get_my_stats(request: Request) -> Response:
+    return respond(request, await service_of(request).my_stats(player(request)))
 
 
 async def list_games(request: Request) -> Response:
@@ -154,6 +185,26 @@ async def get_my_rank(request: Request) -> Response:
 async def get_replay(request: Request) -> Response:
     replay = await service_of(request).public_replay(request.path_params["id"], viewer(request))
     return respond(request, replay)
+
+
+async def get_verdict(request: Request) -> Response:
+    """The audit verdict of a finished game (``AUDIT.md``): computed once in the audit
+    pool, then kept in Redis as long as the game."""
+    service = service_of(request)
+    stored = await service.readable(request.path_params["id"], viewer(request))
+    if not service.seed_revealed(stored):
+        raise ApiError(
+            "not_finished",
+            "a game has a verdict once it is over (a daily game: once its day has closed)",
+        )
+    cached = await service.store.cached_verdict(stored.id)
+    if cached is not None:
+        return respond(request, json.loads(cached))
+    pool: AuditPool = request.app.state.audit_pool
+    async with pool.turn():
+        verdict = (await audit_stored(service, stored.id)).to_dict()
+    await service.store.cache_verdict(stored.id, json.dumps(verdict).encode(), stored.ranked)
+    return respond(request, verdict)
 
 
 async def post_audit(request: Request) -> Response:

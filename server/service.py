@@ -19,11 +19,12 @@ from server.codec import pack
 from server.config import Limits
 from server.errors import ApiError
 from server.leaderboard import Entry, Leaderboards
+from server.players import valid_name
 from server.rules import (
     GAMES,
+    UNDO,
     Game,
     IllegalMove,
-    UNDO,
     Move,
     Op,
     Timeline,
@@ -122,6 +123,7 @@ class GameService:
         #: Seconds an account must exist before it may start a ranked attempt (0: none).
         self.ranked_min_account_age = ranked_min_account_age
         self.leaderboards = Leaderboards(store.redis)
+        self.players = store.players
         self.secret = secret
         #: Moves a game takes before only ``resign`` is (README.md, "Limits").
         self.max_moves_per_game = Limits.max_moves_per_game
@@ -130,13 +132,69 @@ class GameService:
 
     # -- players ------------------------------------------------------------
 
-    async def create_player(self) -> dict[str, str]:
+    async def create_player(self, name: object = None) -> dict[str, Any]:
+        """A new player, named ``name`` if given (claimed before the player exists, so
+        a taken name creates nothing)."""
         player_id = auth.new_player_id()
+        if name is not None:
+            await self.players.set_name(
+                player_id, valid_name(name), self.clock(), self.store.player_ttl()
+            )
         await self.store.add_player(player_id, self.clock())
         return {
             "player_id": player_id,
             "token": auth.issue_token(self.secret, player_id, time.time()),
+            "name": None if name is None else valid_name(name),
         }
+
+    async def me(self, player_id: str) -> dict[str, Any]:
+        created_at = await self.store.player_created_at(player_id, self.clock())
+        name = await self.players.name(player_id)
+        return {"player_id": player_id, "name": name, "created_at": created_at}
+
+    async def rename(self, player_id: str, name: object) -> dict[str, Any]:
+        """Set (a string) or clear (None) the player's display name."""
+        display = None if name is None else valid_name(name)
+        await self.players.set_name(player_id, display, self.clock(), self.store.player_ttl())
+        return await self.me(player_id)
+
+    async def my_games(self, player_id: str, cursor: str | None, limit: int) -> dict[str, Any]:
+        """A page of the player's games, newest first (``REST.md``, "Players")."""
+        members, next_cursor = await self.players.history(player_id, cursor, limit)
+        ids = [member.split(".", 1)[1] for member in members]
+        games, gone = [], []
+        for member, stored in zip(members, await self.store.load_many(ids), strict=True):
+            if stored is None or stored.owner != player_id:
+                gone.append(member)
+                continue
+            games.append(
+                {
+                    "id": stored.id,
+                    "game": stored.game,
+                    "daily": stored.daily or None,
+                    "status": stored.status,
+                    "score": stored.score,
+                    "moves": stored.moves,
+                    "created_at": stored.created_at,
+                    "finished_at": stored.finished_at or None,
+                }
+            )
+        # Expired games leave the history when a page meets them.
+        await self.players.forget_games(player_id, gone)
+        return {"player_id": player_id, "games": games, "next": next_cursor}
+
+    async def my_stats(self, player_id: str) -> dict[str, Any]:
+        return {"player_id": player_id, "games": await self.players.stats(player_id)}
+
+    async def _record_finish(self, stored: StoredGame, game: Game) -> None:
+        """Count a game that just ended in its player's stats (one round trip)."""
+        await self.players.record_finish(
+            stored.owner,
+            stored.game,
+            game.status == "won",
+            game.score,
+            self.store.player_ttl(stored.ranked),
+        )
 
     def authenticate(self, token: object) -> str:
         return auth.verify_token(self.secret, token, time.time())
@@ -218,6 +276,8 @@ class GameService:
         if not await self.store.create_game(stored):
             stored = await self.load(game_id)
             game = load_game(stored.state)
+        elif game.is_over:
+            await self._record_finish(stored, game)
         return stored, game
 
     # -- daily challenges -----------------------------------------------------
@@ -493,6 +553,8 @@ class GameService:
             self._put(new, game)
             if new.ranked and (game.score != score_before or game.is_over):
                 await self._record_ranked(new, game)
+            if game.is_over:
+                await self._record_finish(new, game)
             reply = {
                 "version": result.version,
                 "applied_version": result.version,

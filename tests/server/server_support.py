@@ -138,7 +138,7 @@ class Api:
         response = await self.http.post("/v1/players")
         assert response.status_code == 201, response.text
         body = response.json()
-        assert set(body) == {"player_id", "token"}, body
+        assert set(body) == {"player_id", "token", "name"}, body
         return Player(body["player_id"], body["token"])
 
     async def create_game(self, player: Player, game: str, seed: str | None = None) -> Any:
