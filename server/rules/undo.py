@@ -71,8 +71,9 @@ def ops_between(current: Game, earlier: Game) -> list[Op]:
     the game as it was before the move being undone.
 
     First the cards that go back onto the stock, one ``move`` each from the pile whose
-    top it is now (face up: nothing hidden is told), then a ``set`` for every other pile
-    that differs, then ``redeals_left`` when it changes.
+    top it is now (face up: nothing hidden is told), then a ``move`` back for each card
+    that went from one pile to another, then a ``set`` for every other pile that
+    differs (a redeal's), then ``redeals_left`` when it changes.
     """
     piles = [list(pile) for pile in current.piles]
     ops: list[Op] = []
@@ -88,6 +89,27 @@ def ops_between(current: Game, earlier: Game) -> list[Op]:
             piles[source].pop()
             now.append(card)
             ops.append(current.move_op(source, stock, card))
+    # A card that left one pile for another goes back by a ``move`` (clients can show
+    # it moving); what is left differs more and is ``set``.
+    moved = True
+    while moved:
+        moved = False
+        for source, pile in enumerate(piles):
+            if len(pile) != len(earlier.piles[source]) + 1 or pile[:-1] != earlier.piles[source]:
+                continue
+            card = pile[-1]
+            target = next(
+                (
+                    slot
+                    for slot, other in enumerate(piles)
+                    if slot != stock and earlier.piles[slot] == [*other, card]
+                ),
+                None,
+            )
+            if target is not None:
+                piles[target].append(piles[source].pop())
+                ops.append(current.move_op(source, target, card))
+                moved = True
     for slot, pile in enumerate(piles):
         if pile != earlier.piles[slot]:
             texts = [cards.text(card) for card in earlier.piles[slot]]

@@ -105,3 +105,14 @@ def test_replay_gives_the_same_game_as_playing_move_by_move() -> None:
     replayed = Timeline.replay(new_game("empress_of_italy", "undo-replay"), moves)
     assert replayed.game.to_bytes() == live.game.to_bytes()
     assert replayed.undoable == live.undoable
+
+
+def test_undoing_a_card_move_moves_it_back() -> None:
+    """Clients can show the card going back: a ``move`` op, not a ``set``."""
+    timeline = Timeline(new_game("empress_of_italy", "undo-move-back"))
+    move = next(m for m in timeline.game.legal_moves() if ">" in m)
+    played = timeline.play(move)
+    undone = timeline.play(UNDO)
+    assert [(op["from"], op["to"], op["card"]) for op in undone] == [
+        (op["to"], op["from"], op["card"]) for op in reversed(played)
+    ]
