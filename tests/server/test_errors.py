@@ -176,7 +176,7 @@ REST_CASES: dict[str, tuple[int, list[tuple[str, Request]]]] = {
         400,
         [
             ("extra field", post_move(colour="red")),
-            ("player body", lambda h, c: h.post("/v1/players", json={"name": "x"})),
+            ("player body", lambda h, c: h.post("/v1/players", json={"nickname": "x"})),
         ],
     ),
     "missing_field": (
@@ -559,6 +559,9 @@ async def test_every_error_code_is_covered() -> None:
         "too_many_connections": "tests/limits/test_connections.py",
         "move_limit": "tests/limits/test_move_limit.py",
         "audit_busy": "tests/limits/test_audit_limits.py",
+        "undo_ranked": "tests/server/test_undo.py",
+        "name_taken": "tests/server/test_players.py",
+        "not_finished": "tests/server/test_players.py",
     }
     covered = set(REST_CASES) | set(WS_CASES) | set(elsewhere)
     assert covered == set(ERROR_CODES)
