@@ -54,8 +54,9 @@ def test_ops_that_do_not_fit_are_out_of_sync(ops: list[dict[str, Any]], move: st
 
 def test_an_undo_puts_cards_back_on_the_stock_and_gives_redeals_back() -> None:
     view = balcony_view()
-    dealt = apply_ops(view, [{"op": "move", "from": "stock", "to": "waste", "card": "AS"}], "deal")
-    undone = apply_ops(dealt, [{"op": "move", "from": "waste", "to": "stock", "card": "AS"}], "undo")
+    deal = {"op": "move", "from": "stock", "to": "waste", "card": "AS"}
+    dealt = apply_ops(view, [deal], "deal")
+    undone = apply_ops(dealt, [{**deal, "from": "waste", "to": "stock"}], "undo")
     assert undone == view
     matrimony = new_game("matrimony", "abc").view()
     given_back = apply_ops(matrimony, [{"op": "redeals_left", "count": 17}], "undo")

@@ -34,7 +34,7 @@ async def test_rest_undo_goes_back_move_by_move_and_is_logged_and_audited(api: A
     log = await api.log(game["id"])
     assert [entry["move"] for entry in log["moves"]][-2:] == [UNDO, UNDO]
     await api.move(owner, game["id"], "resign", version)
-    verdict = (await http.post("/v1/audit", json={"game_id": game["id"]}, headers=owner.headers))
+    verdict = await http.post("/v1/audit", json={"game_id": game["id"]}, headers=owner.headers)
     assert verdict.status_code == 200, verdict.text
     assert verdict.json()["integrity"] == "pass" and verdict.json()["replayed_moves"] == 6
 
