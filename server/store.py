@@ -19,6 +19,8 @@ atomically:
   without a new game, or, once the player starts a ranked daily attempt, no sooner
   than that game and its leaderboard (:data:`RANKED_PLAYER_TTL`)
 * ``daily:{game:date}:attempts`` hash: player id -> id of their ranked game
+* ``game:{id}:verdict``  string: the JSON verdict of a finished game, once computed
+* the player's history, stats and display name: ``server.players``
 
 Patches are published on the channel ``game:{id}`` from inside the move
 script, so every subscriber on every instance sees them in version order.
