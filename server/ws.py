@@ -37,6 +37,10 @@ PROTOCOL_ERRORS = {
     "not_authenticated",
     "unauthorized",
 }
+#: A background resync that meets a store outage retries, from this delay (doubling to
+#: 1 s), for this many seconds before it tells the client to resubscribe.
+RESYNC_FIRST_DELAY = 0.05
+RESYNC_PATIENCE = 15.0
 CLOSE_POLICY_VIOLATION = 1008
 CLOSE_TRY_AGAIN_LATER = 1013
 
@@ -120,13 +124,27 @@ class Connection:
         task.add_done_callback(self.tasks.discard)
 
     async def _background_resync(self, subscription: Subscription) -> None:
-        try:
-            await self.resync(subscription, subscription.version)
-        except ApiError as error:
-            self.reply_error(error, {"type": "subscribe"})
-        except RedisError:
-            unavailable = ApiError("store_unavailable", "the store is unreachable; resubscribe")
-            self.reply_error(unavailable, {"type": "subscribe"})
+        # The hub asks for a resync when its pub/sub connection comes back, which is often
+        # before Redis answers data commands again (it may still be loading its append-only
+        # file): keep trying for a while rather than leave the client out of step.
+        version, delay, waited = subscription.version, RESYNC_FIRST_DELAY, 0.0
+        while True:
+            try:
+                await self.resync(subscription, version)
+                return
+            except ApiError as error:
+                self.reply_error(error, {"type": "subscribe"})
+                return
+            except RedisError:
+                if self.subscriptions.get(subscription.game_id) is not subscription:
+                    return  # superseded by a newer subscribe, or unsubscribed
+                if waited >= RESYNC_PATIENCE:
+                    break
+            await asyncio.sleep(delay)
+            waited += delay
+            delay = min(delay * 2, 1.0)
+        unavailable = ApiError("store_unavailable", "the store is unreachable; resubscribe")
+        self.reply_error(unavailable, {"type": "subscribe"})
 
     # -- receiving ----------------------------------------------------------
 

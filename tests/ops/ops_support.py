@@ -21,6 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 WAIT = 10.0
 #: Variables the server reads: a child gets only the ones a test gives it.
 SERVER_ENV = (*Settings().to_environment(), "PROMETHEUS_MULTIPROC_DIR")
+#: What every test server runs with unless a test says otherwise: no rate limits, and new
+#: accounts may play ranked dailies at once.
+TEST_SERVER_ENV = {"RATE_LIMITS": "off", "RANKED_MIN_ACCOUNT_AGE": "0"}
 
 
 class ServerProcess:
@@ -52,6 +55,7 @@ class ServerProcess:
 
     async def start(self) -> ServerProcess:
         env = {k: v for k, v in os.environ.items() if k not in SERVER_ENV}
+        env.update(TEST_SERVER_ENV)
         env.update(self.env)
         self.process = await asyncio.create_subprocess_exec(
             sys.executable,

@@ -20,7 +20,7 @@ from server.config import Settings
 from server.embedded import valkey_binary
 from server.service import GameService
 from server.store import Store
-from server.testing import RedisProcess, serve_app, server_binary
+from server.testing import UNLIMITED, RedisProcess, serve_app, server_binary
 
 
 @pytest.fixture
@@ -46,7 +46,12 @@ async def next_message(ws, kind: str) -> dict:  # type: ignore[no-untyped-def]
 
 
 async def test_game_flows_across_two_instances_on_valkey(valkey: RedisProcess) -> None:
-    settings = Settings(redis_url=valkey.url, secret="valkey-flows-test-secret-0123456789")
+    settings = Settings(
+        redis_url=valkey.url,
+        secret="valkey-flows-test-secret-0123456789",
+        ranked_min_account_age=0,
+        limits=UNLIMITED,
+    )
     async with (
         serve_app(create_app(settings)) as port_a,
         serve_app(create_app(settings)) as port_b,

@@ -15,7 +15,7 @@ from redis.asyncio import Redis
 from server.app import WEB_ROOT, create_app
 from server.config import Settings
 from server.store import RANKED_PLAYER_TTL
-from server.testing import serve_app
+from server.testing import UNLIMITED, serve_app
 
 ALLOWED = "https://cards.example"
 IDLE_TTL = 1000
@@ -25,7 +25,12 @@ SECRET = "web-platform-test-secret-0123456789"
 @pytest.fixture
 async def http(redis_url: str) -> AsyncIterator[httpx.AsyncClient]:
     settings = Settings(
-        redis_url=redis_url, secret=SECRET, cors_origins=(ALLOWED,), player_idle_ttl=IDLE_TTL
+        redis_url=redis_url,
+        secret=SECRET,
+        cors_origins=(ALLOWED,),
+        player_idle_ttl=IDLE_TTL,
+        ranked_min_account_age=0,
+        limits=UNLIMITED,
     )
     async with (
         serve_app(create_app(settings)) as port,
@@ -76,8 +81,9 @@ async def test_cross_origin_calls_get_the_origin_back_only_if_allowed(http) -> N
 
 
 async def test_no_origin_is_allowed_by_default(redis_url: str) -> None:
+    settings = Settings(redis_url=redis_url, secret=SECRET, limits=UNLIMITED)
     async with (
-        serve_app(create_app(Settings(redis_url=redis_url, secret=SECRET))) as port,
+        serve_app(create_app(settings)) as port,
         httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client,
     ):
         response = await client.options(
