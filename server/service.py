@@ -27,10 +27,10 @@ from server.rules import (
     IllegalMove,
     Move,
     Op,
-    Timeline,
     UnknownGame,
     load_game,
     new_game,
+    undo_logged,
 )
 from server.store import RANKED_TTL, Store, StoredGame
 
@@ -574,19 +574,17 @@ class GameService:
         )
 
     async def _undo(self, stored: StoredGame, game: Game) -> tuple[Game, list[Op]]:
-        """``undo`` on ``stored``: the game rebuilt from its deal and log (the one meaning
-        of undo, :class:`~server.rules.Timeline`), then taken back one move. The log is
-        read only for an undo, so other moves cost nothing more; the rebuild is bounded
-        by ``max_moves_per_game``."""
+        """``undo`` on ``stored`` (``game``): its moves still in effect but the last,
+        replayed from the deal (:func:`~server.rules.undo_logged`). The log is read only
+        for an undo, so other moves cost nothing more; the replay is bounded by
+        ``max_moves_per_game`` (``benchmarks/undo.py``)."""
         if game.status != "playing":  # before reading the log: a final game stays final
             raise IllegalMove(f"the game is over ({game.status})", "game_over")
         entries = await self.store.log(stored.id)
         moves = [entry["move"] for entry in entries if entry["version"] <= stored.version]
         if len(moves) != stored.version:
             raise ApiError("stale", "the game changed meanwhile", version=len(entries))
-        timeline = Timeline.replay(new_game(stored.game, stored.seed), moves)
-        ops = timeline.play(UNDO)
-        return timeline.game, ops
+        return undo_logged(game, new_game(stored.game, stored.seed), moves)
 
     async def _duplicate(self, game_id: str, move_id: str) -> tuple[dict[str, Any], None, Game]:
         """A move id already applied: the game as it is now (``version``, and the

@@ -1,9 +1,10 @@
 """``undo``: take back the last move still in effect (casual games; ``protocol/DIFF.md`` §2).
 
-The one place undo's meaning lives: the server plays an ``undo`` through a
-:class:`Timeline` rebuilt from the game's log, and the audit replays every log
-through one. Pure, like the rest of the engine, and on top of :class:`Game`'s API
-(a game itself knows nothing of undo).
+The one place undo's meaning lives: the server plays an ``undo`` with
+:func:`undo_logged` (from the deal and the game's log), and the audit replays every log
+through a :class:`Timeline` (which keeps the state before each move in effect). Pure,
+like the rest of the engine, and on top of :class:`Game`'s API (a game itself knows
+nothing of undo).
 
 ``undo`` reverts the last move that is not an ``undo`` and is still in effect: the
 table, status, score and redeals return exactly to what they were before it, so
@@ -64,6 +65,38 @@ class Timeline:
         ops = ops_between(self.game, earlier)
         self.game = earlier
         return ops
+
+
+def moves_in_effect(moves: Iterable[str]) -> list[str]:
+    """The moves of a log that no ``undo`` has taken back, in order (the log's undos were
+    all accepted, so each takes back the last move still in effect)."""
+    effect: list[str] = []
+    for move in moves:
+        if move != UNDO:
+            effect.append(move)
+        elif effect:
+            effect.pop()
+        else:
+            raise IllegalMove("there is no move to undo", "nothing_to_undo")
+    return effect
+
+
+def undo_logged(current: Game, deal: Game, moves: Iterable[str]) -> tuple[Game, list[Op]]:
+    """``undo`` in a game whose log is ``moves`` and which is now ``current``: the game as
+    it was before the last move still in effect, and the ops that take ``current`` there.
+
+    The server's undo: it replays from ``deal`` (the game as dealt, which it plays on)
+    only the moves still in effect but the last, so it costs a rules move per move in
+    effect and nothing per undone one; it ends in the state :class:`Timeline` gives.
+    """
+    if current.status != PLAYING:
+        raise IllegalMove(f"the game is over ({current.status})", "game_over")
+    effect = moves_in_effect(moves)
+    if not effect:
+        raise IllegalMove("there is no move to undo", "nothing_to_undo")
+    for move in effect[:-1]:
+        deal.play(move)
+    return deal, ops_between(current, deal)
 
 
 def ops_between(current: Game, earlier: Game) -> list[Op]:

@@ -8,7 +8,15 @@ import random
 import pytest
 
 from clients.python.ops import apply_ops
-from server.rules import GAME_NAMES, UNDO, IllegalMove, Timeline, new_game
+from server.rules import (
+    GAME_NAMES,
+    UNDO,
+    IllegalMove,
+    Timeline,
+    moves_in_effect,
+    new_game,
+    undo_logged,
+)
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
@@ -116,3 +124,32 @@ def test_undoing_a_card_move_moves_it_back() -> None:
     assert [(op["from"], op["to"], op["card"]) for op in undone] == [
         (op["to"], op["from"], op["card"]) for op in reversed(played)
     ]
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_the_servers_undo_from_the_log_is_the_timelines(name: str) -> None:
+    """``undo_logged`` (the server: replay of the moves in effect) and ``Timeline`` (the
+    audit: a stack of states) give the same game and the same ops."""
+    chooser = random.Random(f"logged-{name}")
+    timeline = Timeline(new_game(name, "undo-logged"))
+    log: list[str] = []
+    checked = 0
+    for _ in range(150):
+        if timeline.game.status != "playing":
+            break
+        if timeline.undoable and chooser.random() < 0.4:
+            current = timeline.game.copy()
+            earlier, ops = undo_logged(current, new_game(name, "undo-logged"), log)
+            assert ops == timeline.play(UNDO)
+            assert earlier.to_bytes() == timeline.game.to_bytes()
+            assert moves_in_effect([*log, UNDO]) == moves_in_effect(log)[:-1]
+            log.append(UNDO)
+            checked += 1
+        else:
+            move = chooser.choice(timeline.game.legal_moves())
+            timeline.play(move)
+            log.append(move)
+    assert checked > 3
+    with pytest.raises(IllegalMove) as refused:
+        undo_logged(new_game(name, "x"), new_game(name, "x"), ["undo"])
+    assert refused.value.code == "nothing_to_undo"

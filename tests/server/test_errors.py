@@ -559,7 +559,7 @@ async def test_every_error_code_is_covered() -> None:
         "too_many_connections": "tests/limits/test_connections.py",
         "move_limit": "tests/limits/test_move_limit.py",
         "audit_busy": "tests/limits/test_audit_limits.py",
-        "undo_ranked": "tests/server/test_undo.py",
+        "undo_ranked": "tests/server/test_undo_moves.py",
         "name_taken": "tests/server/test_players.py",
         "not_finished": "tests/server/test_players.py",
     }
