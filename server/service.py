@@ -136,15 +136,14 @@ class GameService:
         """A new player, named ``name`` if given (claimed before the player exists, so
         a taken name creates nothing)."""
         player_id = auth.new_player_id()
-        if name is not None:
-            await self.players.set_name(
-                player_id, valid_name(name), self.clock(), self.store.player_ttl()
-            )
+        display = None if name is None else valid_name(name)
+        if display is not None:
+            await self.players.set_name(player_id, display, self.clock(), self.store.player_ttl())
         await self.store.add_player(player_id, self.clock())
         return {
             "player_id": player_id,
             "token": auth.issue_token(self.secret, player_id, time.time()),
-            "name": None if name is None else valid_name(name),
+            "name": display,
         }
 
     async def me(self, player_id: str) -> dict[str, Any]:
