@@ -5,9 +5,10 @@ from __future__ import annotations
 import random
 
 import httpx
+from redis.crc import key_slot
 from server_support import Api, Player, error_code
 
-from server.players import Players
+from server.players import Players, games_key, player_key, stats_key
 from server.rules import Game, new_game
 
 #: A Colorado deal the greedy player below wins (found offline with the engine).
@@ -226,3 +227,8 @@ async def test_an_open_days_game_has_no_verdict_for_others(http, api: Api) -> No
         assert refused.status_code == 403 and error_code(refused) == "daily_open"
     own = await http.get(f"/v1/games/{game['id']}/verdict", headers=me.headers)
     assert own.status_code == 409 and error_code(own) == "not_finished"
+
+
+def test_a_players_keys_share_one_cluster_slot() -> None:
+    slots = {key_slot(key("p_slot").encode()) for key in (player_key, games_key, stats_key)}
+    assert len(slots) == 1

@@ -80,3 +80,15 @@ async def test_websocket_undo_patches_every_watcher(api: Api, ws_connect) -> Non
     second = await watcher.recv("patch")
     assert second["move"] == UNDO and (first["to"], second["to"]) == (1, 2)
     assert apply_patch(apply_patch(dealt, first), second) == dealt
+
+
+async def test_an_undo_sent_twice_with_one_move_id_is_applied_once(api: Api) -> None:
+    owner = await api.player()
+    game = await api.create_game(owner, "balcony", "undo-twice")
+    first = await api.move(owner, game["id"], "deal", 0)
+    second = await api.move(owner, game["id"], "deal", first["version"])
+    undone = await api.move(owner, game["id"], UNDO, second["version"], move_id="u-1")
+    again = await api.move(owner, game["id"], UNDO, second["version"], move_id="u-1")
+    assert undone["duplicate"] is False and again["duplicate"] is True
+    assert again["version"] == undone["version"] == 3 and again["patch"] is None
+    assert again["snapshot"]["view"] == first["snapshot"]["view"]
