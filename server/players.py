@@ -9,6 +9,8 @@ sit in one Redis Cluster slot and each update of them is one atomic command or s
   longest a game is kept; a member whose game expired is dropped when a page meets it
 * ``player:{id}:stats``  hash: ``<game>:played``, ``:won``, ``:best_score``, ``:streak``,
   ``:best_streak``, updated once when a game of the player ends
+* ``player:{id}:ended``  sorted set: the ids of the player's latest ended games (at most
+  :data:`HISTORY_SIZE`) by end time, so a game is counted once
 * ``names``              hash: the folded display name -> the id of the player holding it
 
 Names are unique server-wide (so never two alike on one board), compared folded: NFKC,
@@ -36,8 +38,12 @@ HISTORY_SIZE = 1000
 HISTORY_PAGE = 50, 200
 STAT_FIELDS = ("played", "won", "best_score", "streak", "best_streak")
 
-# KEYS: stats.  ARGV: game, won ('1' or '0'), score, ttl.  One finished game of the player.
+# KEYS: stats, ended.  ARGV: game, won ('1' or '0'), score, ttl, game id, finished at.
+# One ended game of the player, counted once: a retried final move (the first answer was
+# lost) finds its game id among the ended ones and changes nothing.
 FINISH_SCRIPT = """
+if redis.call('ZADD', KEYS[2], 'NX', ARGV[6], ARGV[5]) == 0 then return 0 end
+redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -tonumber(ARGV[7]) - 1)
 local g = ARGV[1]
 redis.call('HINCRBY', KEYS[1], g .. ':played', 1)
 if ARGV[2] == '1' then
@@ -52,8 +58,10 @@ local best = redis.call('HGET', KEYS[1], g .. ':best_score')
 if not best or tonumber(ARGV[3]) > tonumber(best) then
   redis.call('HSET', KEYS[1], g .. ':best_score', ARGV[3])
 end
-redis.call('EXPIRE', KEYS[1], ARGV[4], 'NX')
-redis.call('EXPIRE', KEYS[1], ARGV[4], 'GT')
+for i = 1, 2 do
+  redis.call('EXPIRE', KEYS[i], ARGV[4], 'NX')
+  redis.call('EXPIRE', KEYS[i], ARGV[4], 'GT')
+end
 return 1
 """
 
@@ -77,6 +85,10 @@ def games_key(player_id: str) -> str:
 
 def stats_key(player_id: str) -> str:
     return f"{player_key(player_id)}:stats"
+
+
+def ended_key(player_id: str) -> str:
+    return f"{player_key(player_id)}:ended"
 
 
 def history_member(created_at: int, game_id: str) -> str:
@@ -180,7 +192,7 @@ class Players:
         shortened), and dropping history older than ``max_age_ms`` (those games expired)."""
         oldest = f"({history_member(max(0, now_ms - max_age_ms), '')}"
         pipe.zremrangebylex(games_key(player_id), "-", oldest)
-        for key in (games_key(player_id), stats_key(player_id)):
+        for key in (games_key(player_id), stats_key(player_id), ended_key(player_id)):
             pipe.expire(key, ttl, nx=True)
             pipe.expire(key, ttl, gt=True)
 
@@ -201,11 +213,19 @@ class Players:
     # -- stats ----------------------------------------------------------------
 
     async def record_finish(
-        self, player_id: str, game: str, won: bool, score: int, ttl: int
-    ) -> None:
-        await self._finish(
-            keys=[stats_key(player_id)], args=[game, "1" if won else "0", score, ttl]
-        )
+        self,
+        player_id: str,
+        game_id: str,
+        game: str,
+        won: bool,
+        score: int,
+        ended_at: int,
+        ttl: int,
+    ) -> bool:
+        """Count an ended game in its player's stats; False when it was counted already."""
+        keys = [stats_key(player_id), ended_key(player_id)]
+        args = [game, "1" if won else "0", score, ttl, game_id, ended_at, HISTORY_SIZE]
+        return bool(await self._finish(keys=keys, args=args))
 
     async def stats(self, player_id: str) -> dict[str, dict[str, int | None]]:
         values = await self.redis.hgetall(stats_key(player_id))

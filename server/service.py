@@ -189,9 +189,11 @@ class GameService:
         """Count a game that just ended in its player's stats (one round trip)."""
         await self.players.record_finish(
             stored.owner,
+            stored.id,
             stored.game,
             game.status == "won",
             game.score,
+            stored.finished_at,
             self.store.player_ttl(stored.ranked),
         )
 
@@ -593,6 +595,8 @@ class GameService:
         game = load_game(stored.state)
         if stored.ranked:  # the board update may be what failed the first time
             await self._record_ranked(stored, game)
+        if game.is_over:  # and so may the stats' (they count a game once)
+            await self._record_finish(stored, game)
         reply = {"version": stored.version, "applied_version": applied, "duplicate": True}
         return reply, None, game
 

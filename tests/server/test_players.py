@@ -184,8 +184,13 @@ async def test_stats_count_finished_games_wins_best_score_and_streaks(http, api:
 
 async def test_streaks_follow_the_finish_order(redis_client) -> None:
     players = Players(redis_client)
-    for won in (True, True, True, False, True, True, False):
-        await players.record_finish("p_streak", "balcony", won, 10 if won else 3, 60)
+    for number, won in enumerate((True, True, True, False, True, True, False)):
+        counted = await players.record_finish(
+            "p_streak", f"g_{number}", "balcony", won, 10 if won else 3, 1000 + number, 60
+        )
+        assert counted
+    # A retried final move counts its game once.
+    assert not await players.record_finish("p_streak", "g_6", "balcony", False, 3, 1006, 60)
     stats = (await players.stats("p_streak"))["balcony"]
     assert stats == {
         "played": 7,
@@ -232,3 +237,12 @@ async def test_an_open_days_game_has_no_verdict_for_others(http, api: Api) -> No
 def test_a_players_keys_share_one_cluster_slot() -> None:
     slots = {key_slot(key("p_slot").encode()) for key in (player_key, games_key, stats_key)}
     assert len(slots) == 1
+
+
+async def test_a_retried_final_move_counts_its_game_once(http, api: Api) -> None:
+    me = await api.player()
+    game = await api.create_game(me, "balcony", "stats-retry")
+    for _ in range(2):
+        await api.move(me, game["id"], "resign", 0, move_id="final")
+    stats = (await http.get("/v1/players/me/stats", headers=me.headers)).json()
+    assert stats["games"]["balcony"]["played"] == 1
