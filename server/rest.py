@@ -75,7 +75,13 @@ async def get_my_stats(request: Request) -> Response:
 
 async def list_games(request: Request) -> Response:
     games = [
-        {"name": cls.name, "title": cls.title, "decks": cls.decks, "summary": cls.summary}
+        {
+            "name": cls.name,
+            "title": cls.title,
+            "decks": cls.decks,
+            "summary": cls.summary,
+            "piles": cls.pile_hints,
+        }
         for cls in GAMES.values()
     ]
     return respond(request, {"games": games})

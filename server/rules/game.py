@@ -68,6 +68,7 @@ class Game:
     #: "empty tableau"; ``{base}`` is replaced by the base rank.
     rule_texts: ClassVar[dict[str, str]]
     summary: ClassVar[str]
+    pile_hints: ClassVar[dict[str, str]]
 
     # Filled in by __init_subclass__ from the layout.
     piles_of_layout: ClassVar[tuple[Pile, ...]]

@@ -45,8 +45,12 @@ async def test_list_games(http) -> None:
             "title": cls.title,
             "decks": cls.decks,
             "summary": cls.summary,
+            "piles": cls.pile_hints,
         }
         assert isinstance(game["summary"], str) and len(game["summary"]) > 20
+        # A hint for every pile kind the game has (the web client labels its piles with them).
+        kinds = {"foundation", "tableau", *cls.single_piles}
+        assert set(game["piles"]) == kinds, game["name"]
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)

@@ -28,7 +28,9 @@ READ_TABLE = """
     const cards = [...pile.querySelectorAll(':scope > .card[data-card]')];
     piles[pile.dataset.pile] = {
       cards: cards.map((c) => c.dataset.card),
-      labels: cards.map((c) => c.querySelector('.idx').textContent),
+      // The corner index as drawn (CSS generated content from the card element).
+      labels: cards.map((c) => [...c.querySelectorAll('.idx > span')]
+        .map((s) => getComputedStyle(s, '::before').content.replace(/^"|"$/g, '')).join('')),
       count: pile.dataset.count === undefined ? null : Number(pile.dataset.count),
     };
   }
@@ -177,14 +179,21 @@ class Web:
                 assert drawn["count"] == view["stock"]["count"]
             if touched is None or address in touched:
                 assert drawn["labels"] == [card_label(c) for c in drawn["cards"]], address
-        assert self.testid("version").inner_text() == str(server["version"])
+        assert self.testid("moves").inner_text() == str(server["version"])
         assert self.testid("score").inner_text() == str(server["score"])
         assert self.testid("status").inner_text() == server["status"]
         return server
 
     # -- playing through the page -------------------------------------------------------------
 
+    def open_menu(self) -> None:
+        """On a phone the game menu folds away behind the Menu button: open it."""
+        if not self.testid("game-select").is_visible():
+            self.testid("menu-toggle").click()
+            self.testid("game-select").wait_for(state="visible")
+
     def new_game(self, game: str, seed: str) -> dict[str, Any]:
+        self.open_menu()
         self.testid("game-select").select_option(game)
         self.testid("seed-input").fill(seed)
         self.testid("new-game").click()
@@ -194,8 +203,17 @@ class Web:
         )
         return self.wait_synced(0)
 
+    def settle(self) -> None:
+        """Until no card is in flight (the page's move and deal animations are over): a
+        player aims at where a card lands, not where it passes."""
+        self.wait(
+            "document.getAnimations().every((a) => a instanceof CSSAnimation"
+            " || a.playState !== 'running')"
+        )
+
     def click_move(self, move: str) -> None:
         """Click the source's top card, check the target lights up, click the target."""
+        self.settle()
         source, target = move.split(">")
         self.top_card(source).click()
         self.page.wait_for_selector(
@@ -208,7 +226,9 @@ class Web:
 
     def drag_move(self, move: str, expect_target: bool = True) -> None:
         """Drag the source's top card with the mouse (pointer events) and drop it on the target."""
+        self.settle()
         source, target = move.split(">")
+        self.top_card(source).scroll_into_view_if_needed()
         start = self.top_card(source).bounding_box()
         end = self.pile(target).bounding_box()
         assert start is not None and end is not None, move
@@ -240,6 +260,7 @@ class Web:
 
     def screenshot(self, name: str) -> Path:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        self.settle()
         path = ARTIFACTS / f"{name}.png"
         self.page.screenshot(path=str(path), full_page=True)
         return path

@@ -1,11 +1,32 @@
 // The web client: a thin view of the server's game. It draws what the server sends, sends
 // the player's moves, and knows no rules: the legal moves it lights up are the server's.
+// Networking (net.mjs, view.mjs) stays apart from drawing (render.mjs, animate.mjs) and the
+// panels (panels.mjs); this module keeps the state and turns input into intents (moves).
 
+import { animateDeal, animateFrom, measure, motion, motionAllowed } from './animate.mjs';
+import { finishMove, safeMove } from './automove.mjs';
 import { ApiError, Socket, rest, socketUrl } from './net.mjs';
-import { GAME_TITLES, layoutOf, renderTable } from './render.mjs';
+import { describeMove, formatClock, outcomeText, renderRules, walkthroughText } from './panels.mjs';
+import {
+  GAME_TITLES,
+  cardName,
+  pileDescription,
+  pileName,
+  pileRows,
+  redrawPiles,
+  renderTable,
+  updateHints,
+} from './render.mjs';
 import { OutOfSync, applyOps, cardsAt, clone, parseAddress, parseMove } from './view.mjs';
 
 const TOKEN_KEY = 'patience.player';
+const SETTINGS_KEY = 'patience.settings';
+const WALKTHROUGH_KEY = 'patience.walkthrough-done';
+/** Two clicks (or taps) on one card within this long: send it to a foundation. */
+const DOUBLE_CLICK_MS = 400;
+/** The pause before an auto-move or auto-finish move, so the eye can follow it. */
+const AUTO_PLAY_MS = 140;
+const PHONE = window.matchMedia('(max-width: 600px)');
 const CARDS = { empress_of_italy: 208, colorado: 104, gloucestershire: 104, matrimony: 104, balcony: 52 };
 /** After an `accepted` that is ahead of our view, how long to wait for its patch. */
 const PATCH_GRACE_MS = 2500;
@@ -34,14 +55,32 @@ const state = {
   socketOpen: false,
   caughtUpAt: null, // version the current subscription must reach to be in sync
   selected: null, // pile address chosen as a move's source
+  ahead: null, // {view, version, move}: a legal card move drawn before the server's patch
   message: null, // {text, kind}
+  focus: null, // the pile address the keyboard is on (the table's one tab stop)
+  games: {}, // name -> GET /v1/games entry (summary and pile hints: the rules' one source)
+  settings: loadSettings(), // {autoMove, autoFinish}
+  startedAt: null, // when this page saw the game's first move (the timer)
+  endedAt: null,
+  timings: { ready: null, clicks: [] }, // for benchmarks/web.py
 };
 
+/** Counts the views the state has held: the table knows which one it drew. */
+let viewStamp = 0;
 let messageTimer = null;
 let graceTimer = null;
 let resubscribeTimer = null;
 let moveCounter = 0;
 let replyTimer = null;
+
+function loadSettings() {
+  const defaults = { autoMove: false, autoFinish: true };
+  try {
+    return { ...defaults, ...JSON.parse(localStorage.getItem(SETTINGS_KEY) || '{}') };
+  } catch {
+    return defaults;
+  }
+}
 
 function loadPlayer() {
   try {
@@ -103,6 +142,12 @@ Object.defineProperty(window, '__client', {
     get playerId() {
       return state.player ? state.player.player_id : null;
     },
+    get timings() {
+      return clone(state.timings);
+    },
+    get animations() {
+      return motion.played;
+    },
   }),
   writable: false,
   configurable: false,
@@ -151,22 +196,44 @@ function marks() {
     if (move.from === state.selected) targets.add(move.to);
   }
   if (owner() && playing() && (legal.includes('deal') || legal.includes('redeal'))) sources.add('stock');
-  return { selected: state.selected, targets, sources };
+  return { selected: state.selected, targets, sources, focus: focusAddress(), hint: walkthroughMove() };
 }
 
-function render() {
+/** The pile with the table's tab stop: the one last focused, else the first pile. */
+function focusAddress() {
+  const rows = pileRows(state.game, PHONE.matches);
+  const all = rows.flat();
+  if (state.focus && all.includes(state.focus)) return state.focus;
+  return all[0] || null;
+}
+
+/**
+ * Redraw everything from the state. `ops` (a patch's) animate the cards they move; the
+ * keyboard focus stays on the same pile.
+ */
+function render(ops = null) {
   const table = $('table');
   const hasGame = state.view !== null && state.game !== null;
   $('lobby').hidden = hasGame;
   $('status-bar').hidden = !hasGame;
+  $('actions').hidden = !hasGame;
+  $('share').hidden = !hasGame || !state.gameId;
   document.body.classList.toggle('spectating', state.role === 'spectator');
   document.body.classList.toggle('in-game', hasGame);
   renderConnection();
   if (!hasGame) {
     table.replaceChildren();
+    $('outcome').hidden = true;
+    $('walkthrough').hidden = true;
     return;
   }
-  renderTable(table, state.game, state.view, marks());
+  const focused = document.activeElement && table.contains(document.activeElement)
+    ? document.activeElement.closest('[data-pile]')?.dataset.pile
+    : null;
+  drawTable(table, ops);
+  if (focused && document.activeElement?.dataset?.pile !== focused) {
+    table.querySelector(`[data-pile="${CSS.escape(focused)}"]`)?.focus({ preventScroll: true });
+  }
   table.classList.toggle('over', !playing());
   $('game-title').textContent = GAME_TITLES[state.game] || state.game;
   const dailyTag = $('daily-tag');
@@ -178,7 +245,10 @@ function render() {
   $('status').dataset.status = state.status || '';
   $('score').textContent = String(state.score);
   $('score-of').textContent = ` / ${CARDS[state.game] || '?'}`;
-  $('version').textContent = String(state.version);
+  $('moves').textContent = String(state.version);
+  renderTimer();
+  renderOutcome();
+  renderWalkthrough();
   const legal = currentLegalMoves() || [];
   const hasDeal = ['empress_of_italy', 'balcony', 'matrimony'].includes(state.game);
   const buttons = {
@@ -191,10 +261,108 @@ function render() {
     button.hidden = !shown || !owner();
     button.disabled = !enabled || !state.socketOpen || state.pending !== null;
   }
-  const link = gameLink(state.gameId);
   const anchor = $('game-link');
-  anchor.href = link;
+  anchor.href = gameLink(state.gameId);
   anchor.textContent = owner() ? 'Spectator link' : 'Game link';
+}
+
+/**
+ * Draw the table as cheaply as the change allows: the same view as drawn -> only the marks;
+ * one patch further -> only the piles its ops touched (animated); anything else -> all.
+ */
+function drawTable(table, ops) {
+  const options = { compact: PHONE.matches, hints: state.games[state.game]?.piles };
+  const drawn = table.dataset.drawn;
+  const now = `${state.gameId}@${viewStamp}`;
+  const current = marks();
+  if (drawn === now && redrawPiles(table, state.game, shownView(), current, [], options)) return;
+  if (ops && drawn === `${state.gameId}@${viewStamp - 1}`) {
+    const before = measure(table, ops);
+    const touched = new Set();
+    for (const op of ops) {
+      if (op.op === 'move') touched.add(op.from).add(op.to);
+      else touched.add(op.pile);
+    }
+    if (redrawPiles(table, state.game, shownView(), current, touched, options)) {
+      table.dataset.drawn = now;
+      animateFrom(table, before);
+      return;
+    }
+  }
+  renderTable(table, state.game, shownView(), current, options);
+  table.dataset.drawn = now;
+}
+
+function renderTimer() {
+  const end = state.endedAt ?? Date.now();
+  $('timer').textContent = formatClock(state.startedAt === null ? 0 : end - state.startedAt);
+}
+
+let celebrated = null;
+
+function renderOutcome() {
+  const box = $('outcome');
+  const text = playing() ? null : outcomeText(state.game, state.status, state.view, state.score, CARDS[state.game]);
+  box.hidden = text === null;
+  box.dataset.status = state.status || '';
+  $('outcome-text').textContent = text || '';
+  if (state.status === 'won' && celebrated !== state.gameId) {
+    celebrated = state.gameId;
+    celebrate();
+  }
+}
+
+/** A short shower of suits over the table; nothing when the player asks for reduced motion. */
+function celebrate() {
+  const layer = $('celebration');
+  if (!motionAllowed()) return;
+  layer.replaceChildren();
+  for (let i = 0; i < 36; i += 1) {
+    const piece = document.createElement('span');
+    piece.textContent = '♠♥♦♣'[i % 4];
+    piece.className = i % 4 === 1 || i % 4 === 2 ? 'red' : '';
+    piece.style.left = `${(i * 37) % 100}%`;
+    piece.style.animationDelay = `${(i % 9) * 90}ms`;
+    layer.append(piece);
+  }
+  layer.hidden = false;
+  setTimeout(() => {
+    layer.hidden = true;
+    layer.replaceChildren();
+  }, 2600);
+}
+
+/** The first game's walkthrough: one legal move to try, until the player dismisses it. */
+function walkthroughMove() {
+  if (!walkthroughShown()) return null;
+  const legal = currentLegalMoves() || [];
+  // A card going forward: home first, and never a foundation card going back.
+  const cards = legal.map(parseMove).filter((move) => move && !move.from.startsWith('foundation'));
+  const card = cards.find((move) => move.to.startsWith('foundation')) || cards[0];
+  if (card) return card;
+  return legal.includes('deal') || legal.includes('redeal') ? { from: 'stock', to: null } : null;
+}
+
+function walkthroughShown() {
+  return owner() && playing() && localStorage.getItem(WALKTHROUGH_KEY) === null;
+}
+
+function renderWalkthrough() {
+  const box = $('walkthrough');
+  const move = walkthroughMove();
+  box.hidden = move === null;
+  if (move) $('walkthrough-text').textContent = walkthroughText(state.game, state.view, move);
+}
+
+function dismissWalkthrough() {
+  localStorage.setItem(WALKTHROUGH_KEY, '1');
+  render();
+}
+
+/** Say `text` to screen readers (the page's aria-live region). */
+function announce(text) {
+  const node = $('announcer');
+  node.textContent = text;
 }
 
 function renderConnection() {
@@ -220,6 +388,8 @@ function takeSnapshot(snapshot) {
   state.game = snapshot.game;
   if (snapshot.daily !== undefined) state.daily = snapshot.daily;
   state.view = clone(snapshot.view);
+  state.ahead = null;
+  viewStamp += 2; // never "one patch further" than a drawn view: a snapshot is drawn whole
   state.version = snapshot.version;
   state.status = snapshot.status;
   state.score = snapshot.score;
@@ -229,6 +399,7 @@ function takeSnapshot(snapshot) {
   } else if (state.role === null && snapshot.legal_moves === null) {
     state.role = 'spectator';
   }
+  if (snapshot.status !== 'playing' && state.endedAt === null) state.endedAt = Date.now();
   keepSelection();
 }
 
@@ -281,12 +452,28 @@ function onSubscribed(message) {
   }
   if (state.view !== null && state.version === message.version) checkCaughtUp();
   render();
+  onLive();
+  scheduleAutoPlay();
+}
+
+/** Once the game is drawn and live: what waited for it (it goes first on the network). */
+function onLive() {
+  if (state.view === null || state.caughtUpAt !== null) return;
+  noteReady();
+  if (leaderboardDue) {
+    leaderboardDue = false;
+    loadLeaderboard();
+  }
 }
 
 function onSnapshot(message) {
+  const first = state.view === null;
   takeSnapshot(message.snapshot);
   checkCaughtUp();
-  render();
+  if (first) showOpened(message.snapshot, false);
+  else render();
+  onLive();
+  scheduleAutoPlay();
 }
 
 function onPatch(message) {
@@ -306,14 +493,27 @@ function onPatch(message) {
   }
   if (message.redeals_left !== undefined) view.redeals_left = message.redeals_left;
   state.view = view;
+  const ahead = state.ahead;
+  dropAhead(true);
+  // Drawn ahead: the table already shows this move, and the patch's piles are redrawn from
+  // the server's view (a refill animates; the card moved is already in place).
+  // Another move than the one drawn ahead (made elsewhere first): redraw it all.
+  viewStamp += ahead && (ahead.version !== message.to || ahead.move !== message.move) ? 2 : 1;
   state.version = message.to;
   state.status = message.status;
   state.score = message.score;
+  if (state.startedAt === null) state.startedAt = Date.now();
+  if (state.status !== 'playing' && state.endedAt === null) state.endedAt = Date.now();
   keepSelection();
   checkCaughtUp();
   checkLegalMoves();
-  render();
+  render(message.ops);
+  noteTiming('confirmed');
+  const said = describeMove(message.move, message.ops, view);
+  const outcome = playing() ? '' : ` ${outcomeText(state.game, state.status, view, state.score, CARDS[state.game])}`;
+  announce(`${said}${outcome}`);
   if (state.status !== 'playing' && state.daily) loadLeaderboard();
+  scheduleAutoPlay();
 }
 
 function onAccepted(message) {
@@ -323,6 +523,7 @@ function onAccepted(message) {
     scheduleResubscribe(); // legal moves may not be those of our version: ask again
   } else {
     state.legal = { moves: message.legal_moves, version: message.version };
+    scheduleAutoPlay();
   }
   if (message.version > state.version) {
     clearTimeout(graceTimer);
@@ -336,7 +537,10 @@ function onAccepted(message) {
 }
 
 function onRejected(message) {
-  if (state.pending && state.pending.move_id === message.move_id) state.pending = null;
+  if (state.pending && state.pending.move_id === message.move_id) {
+    state.pending = null;
+    dropAhead(false);
+  }
   const text = message.message || message.code;
   say(message.code === 'illegal_move' ? text : `${text} (${message.code})`, 'error');
   state.selected = null;
@@ -449,35 +653,65 @@ function resetGame() {
     pending: null,
     caughtUpAt: null,
     selected: null,
+    ahead: null,
+    startedAt: null,
+    endedAt: null,
   });
+  clearTimeout(autoPlayTimer);
 }
 
-function showGame(snapshot) {
+/** A game created or resumed over REST: show its snapshot, follow it over the socket. */
+function showGame(snapshot, { deal = false } = {}) {
   resetGame();
   state.role = Array.isArray(snapshot.legal_moves) ? 'owner' : 'spectator';
   takeSnapshot(snapshot);
-  $('game-select').value = snapshot.game;
   if (state.socketOpen) subscribe(false);
+  showOpened(snapshot, deal);
+}
+
+/** What follows the first snapshot of a game, from REST or from the socket. */
+function showOpened(snapshot, deal) {
+  $('daily-done').hidden = true;
+  closeMenu();
+  if (snapshot.version > 0) state.startedAt = Date.now();
+  $('game-select').value = snapshot.game;
   const hash = `#/game/${encodeURIComponent(snapshot.id)}`;
   if (location.hash !== hash) history.replaceState(null, '', hash);
   render();
-  loadLeaderboard();
+  if (deal) animateDeal($('table'));
+  announce(`${GAME_TITLES[snapshot.game]}: ${pileRows(snapshot.game).flat().length} piles. Tab to the table; arrow keys move between piles.`);
+  leaderboardDue = true; // once the game is drawn and live: it goes first
+  if (snapshot.version > 0) loadStartTime(snapshot.id);
 }
 
-async function openGame(gameId) {
-  if (gameId === state.gameId && state.view) return;
+/** A resumed game's timer runs from its first move (the log's server time). */
+async function loadStartTime(gameId) {
   try {
-    const snapshot = await rest('GET', `/v1/games/${encodeURIComponent(gameId)}`, {
+    const log = await rest('GET', `/v1/games/${encodeURIComponent(gameId)}/log`, {
       token: state.player ? state.player.token : undefined,
     });
-    showGame(snapshot);
-  } catch (error) {
-    if (error.code === 'unauthorized' && state.player) {
-      savePlayer(null);
-      return openGame(gameId);
+    const first = log.moves && log.moves[0];
+    if (gameId === state.gameId && first && typeof first.server_time === 'number') {
+      state.startedAt = first.server_time;
+      const last = log.moves[log.moves.length - 1];
+      if (!playing() && last) state.endedAt = last.server_time;
+      renderTimer();
     }
-    say(error.code === 'unknown_game' ? 'There is no such game (or it has expired).' : error.message, 'error');
+  } catch {
+    // The timer then runs from the moment the game was opened here.
   }
+}
+
+/**
+ * Open a game by its id (a link): subscribing without a version brings its snapshot over
+ * the socket (WEBSOCKET.md), as the owner when the socket is authenticated as its player.
+ */
+function openGame(gameId) {
+  if (gameId === state.gameId) return; // open, or on its way
+  resetGame();
+  state.gameId = gameId;
+  if (state.socketOpen) subscribe(false); // else when the socket opens
+  render();
 }
 
 async function startGame(event) {
@@ -487,7 +721,7 @@ async function startGame(event) {
   clearMessage();
   try {
     const body = seed ? { game, seed } : { game };
-    showGame(await asPlayer('POST', '/v1/games', body));
+    showGame(await asPlayer('POST', '/v1/games', body), { deal: true });
   } catch (error) {
     say(error.message, 'error');
   }
@@ -497,10 +731,34 @@ async function startDaily() {
   const game = $('game-select').value;
   clearMessage();
   try {
-    showGame(await asPlayer('POST', `/v1/daily/${game}`, {}));
+    const snapshot = await asPlayer('POST', `/v1/daily/${game}`, {});
+    if (snapshot.status === 'playing') {
+      showGame(snapshot, { deal: snapshot.version === 0 });
+    } else {
+      showDailyDone(snapshot);
+    }
   } catch (error) {
     say(error.message, 'error');
   }
+}
+
+/** Today's attempt is over: say so (and when the next one opens) instead of reopening it. */
+function showDailyDone(snapshot) {
+  if (state.gameId) {
+    resetGame();
+    history.replaceState(null, '', '#/');
+  }
+  closeMenu();
+  const title = GAME_TITLES[snapshot.game];
+  $('daily-done-title').textContent = `You have played today's ${title} daily`;
+  $('daily-done-text').textContent = `${outcomeText(snapshot.game, snapshot.status, snapshot.view, snapshot.score, CARDS[snapshot.game])} One ranked attempt a day: the next ${title} daily opens in ${formatClock(nextDailyMs())}.`;
+  $('daily-done').hidden = false;
+  $('daily-done-view').onclick = () => {
+    location.hash = `#/game/${encodeURIComponent(snapshot.id)}`;
+  };
+  render();
+  $('lobby').hidden = true;
+  loadLeaderboard();
 }
 
 function route() {
@@ -518,6 +776,7 @@ function route() {
 // -- the leaderboard ----------------------------------------------------------------------------
 
 let leaderboardRequest = 0;
+let leaderboardDue = false;
 
 async function loadLeaderboard() {
   const game = $('game-select').value;
@@ -526,6 +785,8 @@ async function loadLeaderboard() {
   const note = $('leaderboard-note');
   try {
     const daily = await rest('GET', `/v1/daily/${game}`);
+    nextDailyAt = Date.now() + daily.seconds_to_next * 1000;
+    renderCountdown();
     const board = await rest('GET', `/v1/leaderboards/${game}/${daily.date}?limit=20`);
     if (request !== leaderboardRequest) return;
     $('leaderboard-title').textContent = `${GAME_TITLES[game]}, ${daily.date}`;
@@ -556,6 +817,24 @@ async function loadLeaderboard() {
   }
 }
 
+let nextDailyAt = null;
+
+/** Milliseconds to the next daily: the server's count, else the next 00:00 UTC. */
+function nextDailyMs() {
+  if (nextDailyAt !== null) return Math.max(nextDailyAt - Date.now(), 0);
+  const now = new Date();
+  return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - now.getTime();
+}
+
+function renderCountdown() {
+  const left = nextDailyMs();
+  $('daily-countdown').textContent = formatClock(left);
+  if (left === 0 && nextDailyAt !== null) {
+    nextDailyAt = null;
+    loadLeaderboard(); // a new day: its board and its count
+  }
+}
+
 function formatDuration(ms) {
   const seconds = Math.round((ms || 0) / 1000);
   const m = Math.floor(seconds / 60);
@@ -567,6 +846,26 @@ function formatDuration(ms) {
 function newMoveId() {
   moveCounter += 1;
   return `m${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}${moveCounter}`;
+}
+
+/** Record how long from a click's event to the DOM showing its effect (benchmarks/web.py). */
+let clickStartedAt = null;
+let moveClickAt = null;
+
+function noteTiming(kind) {
+  const at = kind === 'select' ? clickStartedAt : moveClickAt;
+  if (at === null) return;
+  if (kind === 'confirmed') moveClickAt = null;
+  if (kind === 'select') clickStartedAt = null;
+  const clicks = state.timings.clicks;
+  clicks.push({ kind, game: state.game, ms: performance.now() - at });
+  if (clicks.length > 500) clicks.shift();
+}
+
+function noteReady() {
+  if (state.timings.ready === null && state.view !== null && state.connection === 'online') {
+    state.timings.ready = performance.now();
+  }
 }
 
 function sendMove(move) {
@@ -586,7 +885,42 @@ function sendMove(move) {
   state.pending = pending;
   clearMessage();
   transmit(pending);
-  render();
+  const ops = showAhead(move);
+  render(ops);
+  if (ops) noteTiming('move');
+}
+
+/**
+ * A legal card move is drawn at once, before the server's patch: the card goes where the
+ * server said it may go. The server's patch (refills included) then redraws those piles;
+ * a refusal puts the card back. Nothing else runs ahead of the server.
+ */
+function showAhead(move) {
+  const parsed = parseMove(move);
+  if (!parsed || !(currentLegalMoves() || []).includes(move)) return null;
+  const cards = cardsAt(state.view, parsed.from);
+  if (!cards.length) return null;
+  const ops = [{ op: 'move', from: parsed.from, to: parsed.to, card: cards[cards.length - 1] }];
+  try {
+    state.ahead = { view: applyOps(clone(state.view), ops), version: state.version + 1, move };
+  } catch (error) {
+    if (!(error instanceof OutOfSync)) throw error;
+    return null;
+  }
+  viewStamp += 1;
+  return ops;
+}
+
+/** The view to draw: the one running ahead of the server, else the server's. */
+function shownView() {
+  return state.ahead ? state.ahead.view : state.view;
+}
+
+/** The server has answered for the move drawn ahead (patch or refusal): draw its view. */
+function dropAhead(patched) {
+  if (!state.ahead) return;
+  state.ahead = null;
+  if (!patched) viewStamp += 2; // drawn ahead and refused: redraw it all
 }
 
 /** Send the pending move (again, after a reconnect: the same move_id is applied at most once). */
@@ -607,6 +941,35 @@ function canInteract() {
   return owner() && playing() && state.view !== null;
 }
 
+// -- playing by itself: auto-move and auto-finish, one move at a time ----------------------
+
+let autoPlayTimer = null;
+
+/** When the settings allow and nothing is in flight, play the next safe (or finishing) move. */
+function scheduleAutoPlay() {
+  clearTimeout(autoPlayTimer);
+  if (!state.settings.autoMove && !state.settings.autoFinish) return;
+  autoPlayTimer = setTimeout(autoPlay, motionAllowed() ? AUTO_PLAY_MS : 0);
+}
+
+function autoPlay() {
+  if (!canInteract() || state.pending || state.caughtUpAt !== null || state.selected || drag) return;
+  const legal = currentLegalMoves();
+  if (!legal) return;
+  const move =
+    (state.settings.autoFinish && finishMove(state.view, legal)) ||
+    (state.settings.autoMove && safeMove(state.game, state.view, legal)) ||
+    null;
+  if (move) sendMove(move);
+}
+
+/** A move of the card at `address` to a foundation that takes it (the server's legal moves). */
+function homeMove(address) {
+  return legalFrom(address).find((move) => move.split('>')[1].startsWith('foundation')) || null;
+}
+
+let lastClick = { address: null, at: 0 };
+
 function onStockClick() {
   const legal = currentLegalMoves() || [];
   if (legal.includes('deal')) sendMove('deal');
@@ -616,15 +979,33 @@ function onStockClick() {
 
 function onPileClick(address, onStockTopCard) {
   if (!canInteract()) return;
+  const now = performance.now();
+  const again = lastClick.address === address && now - lastClick.at < DOUBLE_CLICK_MS;
+  lastClick = again ? { address: null, at: 0 } : { address, at: now };
+  if (again) {
+    const home = homeMove(address);
+    if (home) {
+      moveClickAt = clickStartedAt;
+      sendMove(home); // a double click or double tap: straight home
+      return;
+    }
+  }
   if (address === 'stock' && !onStockTopCard && state.selected === null) {
     onStockClick();
     return;
   }
   if (state.selected === null) {
-    if (cardsAt(state.view, address).length === 0) return;
+    const cards = cardsAt(state.view, address);
+    if (cards.length === 0) return;
     state.selected = address;
-    if (legalFrom(address).length === 0) say('No legal move for that card.', 'info');
+    const targets = legalFrom(address).map((move) => pileName(move.split('>')[1]));
+    if (targets.length === 0) say('No legal move for that card.', 'info');
+    announce(
+      `${cardName(cards[cards.length - 1])} picked up from ${pileName(address)}; ` +
+        (targets.length ? `it can go to ${targets.join(', ')}.` : 'it cannot move now.'),
+    );
     render();
+    noteTiming('select');
     return;
   }
   if (state.selected === address) {
@@ -637,9 +1018,69 @@ function onPileClick(address, onStockTopCard) {
   if (!legal.includes(move) && legalFrom(address).length > 0) {
     state.selected = address; // another card the player may move: choose it instead
     render();
+    noteTiming('select');
     return;
   }
+  moveClickAt = clickStartedAt;
   sendMove(move); // legal, or the server says why not
+}
+
+// -- the keyboard: the table is one tab stop; arrows move between piles -----------------------
+
+const ARROWS = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+
+function onTableKey(event) {
+  const pile = event.target.closest && event.target.closest('[data-pile]');
+  if (!pile || !state.view) return;
+  const address = pile.dataset.pile;
+  if (event.key in ARROWS) {
+    event.preventDefault();
+    const rows = pileRows(state.game, PHONE.matches);
+    const row = rows.findIndex((r) => r.includes(address));
+    if (row < 0) return;
+    const [dr, dc] = ARROWS[event.key];
+    let next = address;
+    if (dc) {
+      const col = rows[row].indexOf(address) + dc;
+      if (col >= 0 && col < rows[row].length) next = rows[row][col];
+    } else {
+      const target = rows[row + dr];
+      if (target) {
+        // The pile in that row nearest on screen (rows differ in length).
+        const x = pile.getBoundingClientRect().left;
+        next = target.reduce((best, candidate) => {
+          const node = document.querySelector(`[data-pile="${CSS.escape(candidate)}"]`);
+          const distance = node ? Math.abs(node.getBoundingClientRect().left - x) : Infinity;
+          return distance < best.distance ? { address: candidate, distance } : best;
+        }, { address: target[0], distance: Infinity }).address;
+      }
+    }
+    focusPile(next);
+  } else if (event.key === 'Enter' || event.key === ' ') {
+    event.preventDefault();
+    if (!canInteract()) {
+      announce(pileDescription(address, state.view));
+      return;
+    }
+    if (address === 'stock' && state.selected === null && !state.view.stock?.top) {
+      onStockClick();
+      return;
+    }
+    if (state.selected === null && homeMove(address) && event.shiftKey) {
+      sendMove(homeMove(address)); // Shift+Enter: straight home, like a double click
+      return;
+    }
+    onPileClick(address, address === 'stock');
+  }
+}
+
+function focusPile(address) {
+  state.focus = address;
+  const table = $('table');
+  for (const node of table.querySelectorAll('[data-pile]')) {
+    node.tabIndex = node.dataset.pile === address ? 0 : -1;
+  }
+  table.querySelector(`[data-pile="${CSS.escape(address)}"]`)?.focus();
 }
 
 let drag = null;
@@ -713,6 +1154,7 @@ function endDrag(event, drop) {
 }
 
 function onTableClick(event) {
+  clickStartedAt = event.timeStamp;
   if (suppressClick) {
     suppressClick = false;
     return;
@@ -725,6 +1167,7 @@ function onTableClick(event) {
     }
     return;
   }
+  state.focus = pile.dataset.pile;
   onPileClick(pile.dataset.pile, Boolean(event.target.closest('.stock-top')));
 }
 
@@ -752,6 +1195,10 @@ function onResign() {
 }
 
 async function copyLink() {
+  if (!state.gameId) {
+    say('There is no game to link to yet: start one first.', 'error');
+    return;
+  }
   const link = gameLink(state.gameId);
   try {
     await navigator.clipboard.writeText(link);
@@ -761,6 +1208,37 @@ async function copyLink() {
   }
 }
 
+function closeMenu() {
+  document.body.classList.remove('menu-open');
+  $('menu-toggle').setAttribute('aria-expanded', 'false');
+}
+
+/** The games' summaries and pile hints (GET /v1/games): the rules panel's and labels' source. */
+async function loadGames() {
+  try {
+    const { games } = await rest('GET', '/v1/games');
+    state.games = Object.fromEntries(games.map((game) => [game.name, game]));
+    updateHints($('table'), state.games[state.game]?.piles);
+  } catch (error) {
+    say(`The rules could not be loaded: ${error.message}`, 'error');
+  }
+}
+
+function openRules(game) {
+  const info = state.games[game];
+  renderRules({
+    title: $('rules-title'),
+    summary: $('rules-summary'),
+    piles: $('rules-piles'),
+    auto: $('rules-auto'),
+    info,
+    game,
+    gameTitle: GAME_TITLES[game],
+  });
+  closeMenu();
+  $('rules').showModal();
+}
+
 function main() {
   const table = $('table');
   table.addEventListener('click', onTableClick);
@@ -768,12 +1246,43 @@ function main() {
   window.addEventListener('pointermove', onPointerMove, { passive: false });
   window.addEventListener('pointerup', (event) => endDrag(event, true));
   window.addEventListener('pointercancel', (event) => endDrag(event, false));
+  table.addEventListener('keydown', onTableKey);
+  table.addEventListener('focusin', (event) => {
+    const pile = event.target.closest && event.target.closest('[data-pile]');
+    if (pile) state.focus = pile.dataset.pile;
+  });
   document.addEventListener('keydown', (event) => {
     if (event.key === 'Escape' && state.selected) {
       state.selected = null;
+      announce('Put down.');
       render();
+    } else if (event.key === 'Escape' && document.body.classList.contains('menu-open')) {
+      closeMenu();
     }
   });
+  $('menu-toggle').addEventListener('click', () => {
+    const open = !document.body.classList.contains('menu-open');
+    document.body.classList.toggle('menu-open', open);
+    $('menu-toggle').setAttribute('aria-expanded', String(open));
+  });
+  $('rules-open').addEventListener('click', () => openRules($('game-select').value));
+  $('rules-open-game').addEventListener('click', () => openRules(state.game || $('game-select').value));
+  $('walkthrough-dismiss').addEventListener('click', dismissWalkthrough);
+  for (const [testid, key] of [['auto-move', 'autoMove'], ['auto-finish', 'autoFinish']]) {
+    const box = $(testid);
+    box.checked = state.settings[key];
+    box.addEventListener('change', () => {
+      state.settings[key] = box.checked;
+      localStorage.setItem(SETTINGS_KEY, JSON.stringify(state.settings));
+      scheduleAutoPlay();
+    });
+  }
+  PHONE.addEventListener('change', () => render());
+  setInterval(() => {
+    if (state.view && state.endedAt === null && state.startedAt !== null) renderTimer();
+    renderCountdown();
+  }, 1000);
+
   $('new-game-form').addEventListener('submit', startGame);
   $('daily').addEventListener('click', startDaily);
   $('deal').addEventListener('click', () => sendMove('deal'));
@@ -786,7 +1295,9 @@ function main() {
   socket.start();
   render();
   route();
-  loadLeaderboard();
+  loadGames();
+  if (!state.gameId && !/^#\/game\//.test(location.hash)) loadLeaderboard();
+  else leaderboardDue = true;
 }
 
 main();

@@ -1,7 +1,17 @@
 // Drawing a view: each game's layout, piles and cards, in plain DOM + CSS.
 // Every pile element has data-pile="<address>" and every card data-card="<card text>".
+// Rendering takes a view and marks and emits nothing: input is main.mjs's business.
 
-import { cardInfo, cardLabel } from './view.mjs';
+import { cardInfo } from './view.mjs';
+
+const RANK_NAMES = { A: 'ace', J: 'jack', Q: 'queen', K: 'king' };
+const SUIT_NAMES = { C: 'clubs', D: 'diamonds', H: 'hearts', S: 'spades' };
+
+/** "7 of hearts", "queen of spades" for "7H", "QS": what a screen reader says. */
+export function cardName(card) {
+  const info = cardInfo(card);
+  return info ? `${RANK_NAMES[info.rank] || info.rank} of ${SUIT_NAMES[info.suit]}` : String(card);
+}
 
 export const GAME_TITLES = {
   empress_of_italy: 'Empress of Italy',
@@ -11,85 +21,128 @@ export const GAME_TITLES = {
   balcony: 'Balcony',
 };
 
+/** Pile kinds as players call them (labels, accessible names, the rules panel). */
+export const KIND_NAMES = {
+  foundation: 'Foundations',
+  tableau: 'Tableau',
+  reserve: 'Reserve',
+  stock: 'Stock',
+  waste: 'Waste',
+  bouquet: 'Bouquet',
+};
+
 const range = (from, to) => Array.from({ length: to - from }, (_, i) => from + i);
 const F = (i) => `foundation[${i}]`;
 const T = (i) => `tableau[${i}]`;
+/** Cards per row of Gloucestershire's fanned bouquet. */
+const BOUQUET_ROW = 13;
 
 // Empty-foundation captions: a reading aid only (the server decides what is legal).
 const MATRIMONY_STARTS = ['Q♦ ↑', 'J♦ ↓', 'J♥ ↓', 'J♥ ↓', '10♠ ↓', '10♠ ↓', '10♣ ↓', '10♣ ↓'];
 
+const stacks = (from, to, empty) => range(from, to).map((i) => ({ pile: F(i), kind: 'stack', empty }));
+const columns = (from, to) => range(from, to).map((i) => ({ pile: T(i), kind: 'down' }));
+
 /**
- * Each game's table: rows of slots. A slot is {pile, kind, span?, caption?} or
- * {info: name} or {gap: n}. kind: "stack" (one on another), "down" (a column fanned
- * downwards), "row" (fanned to the right), "stock".
+ * Each game's table: rows of slots. A row is {label?: [pile kinds], slots}. A slot is
+ * {pile, kind, span?, empty?} or {info: name} or {gap: n}. kind: "stack" (one on another),
+ * "down" (a column fanned downwards), "row" (fanned to the right), "fan" (fanned in rows of
+ * BOUQUET_ROW), "stock". `tall`: the table's usual height in card heights (wide screens size
+ * the cards to fit it). `phone` is the layout for narrow screens (default: the same).
  */
 const LAYOUTS = {
   balcony: {
     cols: 7,
     depth: 4.6,
+    tall: 5.6,
     rows: [
-      [
-        { pile: 'stock', kind: 'stock' },
-        { pile: 'waste', kind: 'stack' },
-        { info: 'base_rank' },
-        ...range(0, 4).map((i) => ({ pile: F(i), kind: 'stack', empty: 'base' })),
-      ],
-      [{ pile: 'reserve', kind: 'row', span: 7, caption: 'Reserve' }],
-      range(0, 7).map((i) => ({ pile: T(i), kind: 'down' })),
+      {
+        label: ['stock', 'waste', 'foundation'],
+        slots: [{ pile: 'stock', kind: 'stock' }, { pile: 'waste', kind: 'stack' }, { info: 'base_rank' }, ...stacks(0, 4, 'base')],
+      },
+      { label: ['reserve'], slots: [{ pile: 'reserve', kind: 'row', span: 7 }] },
+      { label: ['tableau'], slots: columns(0, 7) },
     ],
   },
   empress_of_italy: {
     cols: 11,
     depth: 4.2,
+    tall: 7.4,
     rows: [
-      [
-        { pile: 'stock', kind: 'stock' },
-        { pile: 'waste', kind: 'stack' },
-        { pile: 'reserve', kind: 'row', span: 8, caption: 'Reserve' },
-        { info: 'base_rank' },
-      ],
-      range(0, 8).map((i) => ({ pile: F(i), kind: 'stack', empty: 'base' })),
-      range(8, 16).map((i) => ({ pile: F(i), kind: 'stack', empty: 'base' })),
-      range(0, 11).map((i) => ({ pile: T(i), kind: 'down' })),
+      {
+        label: ['stock', 'waste', 'reserve'],
+        slots: [
+          { pile: 'stock', kind: 'stock' },
+          { pile: 'waste', kind: 'stack' },
+          { pile: 'reserve', kind: 'row', span: 8 },
+          { info: 'base_rank' },
+        ],
+      },
+      { label: ['foundation'], slots: stacks(0, 8, 'base') },
+      { slots: stacks(8, 16, 'base') },
+      { label: ['tableau'], slots: columns(0, 11) },
     ],
+    phone: {
+      cols: 8,
+      depth: 3.6,
+      rows: [
+        { label: ['stock', 'waste'], slots: [{ pile: 'stock', kind: 'stock' }, { pile: 'waste', kind: 'stack' }, { info: 'base_rank' }] },
+        { label: ['reserve'], slots: [{ pile: 'reserve', kind: 'fan', span: 8 }] },
+        { label: ['foundation'], slots: stacks(0, 8, 'base') },
+        { slots: stacks(8, 16, 'base') },
+        { label: ['tableau'], slots: columns(0, 6) },
+        { slots: columns(6, 11) },
+      ],
+    },
   },
   colorado: {
     cols: 10,
     depth: 2.6,
+    tall: 6.2,
     rows: [
-      [
-        { pile: 'stock', kind: 'stock' },
-        { gap: 1 },
-        ...range(0, 4).map((i) => ({ pile: F(i), kind: 'stack', empty: 'A ↑' })),
-        ...range(4, 8).map((i) => ({ pile: F(i), kind: 'stack', empty: 'K ↓' })),
-      ],
-      range(0, 10).map((i) => ({ pile: T(i), kind: 'down' })),
-      range(10, 20).map((i) => ({ pile: T(i), kind: 'down' })),
+      {
+        label: ['stock', 'foundation'],
+        slots: [{ pile: 'stock', kind: 'stock' }, { gap: 1 }, ...stacks(0, 4, 'A ↑'), ...stacks(4, 8, 'K ↓')],
+      },
+      { label: ['tableau'], slots: columns(0, 10) },
+      { slots: columns(10, 20) },
     ],
   },
   gloucestershire: {
     cols: 8,
     depth: 5,
+    tall: 8.4,
     rows: [
-      [{ gap: 2 }, ...range(0, 4).map((i) => ({ pile: F(i), kind: 'stack', empty: 'A' })), { gap: 2 }],
-      [{ pile: 'bouquet', kind: 'row', span: 8, caption: 'Bouquet' }],
-      range(0, 8).map((i) => ({ pile: T(i), kind: 'down' })),
+      { label: ['foundation'], slots: [{ gap: 2 }, ...stacks(0, 4, 'A'), { gap: 2 }] },
+      { label: ['bouquet'], slots: [{ pile: 'bouquet', kind: 'fan', span: 8 }] },
+      { label: ['tableau'], slots: columns(0, 8) },
     ],
   },
   matrimony: {
     cols: 8,
     depth: 2.8,
+    tall: 7.6,
     rows: [
-      [{ pile: 'stock', kind: 'stock' }, { info: 'redeals_left', span: 2 }],
-      range(0, 8).map((i) => ({ pile: F(i), kind: 'stack', empty: MATRIMONY_STARTS[i] })),
-      range(0, 8).map((i) => ({ pile: T(i), kind: 'down' })),
-      range(8, 16).map((i) => ({ pile: T(i), kind: 'down' })),
+      { label: ['stock'], slots: [{ pile: 'stock', kind: 'stock' }, { info: 'redeals_left', span: 2 }] },
+      { label: ['foundation'], slots: range(0, 8).map((i) => ({ pile: F(i), kind: 'stack', empty: MATRIMONY_STARTS[i] })) },
+      { label: ['tableau'], slots: columns(0, 8) },
+      { slots: columns(8, 16) },
     ],
   },
 };
 
-export function layoutOf(game) {
-  return LAYOUTS[game] || null;
+/** The layout of `game`, its phone variant when `compact`. */
+export function layoutOf(game, compact = false) {
+  const layout = LAYOUTS[game];
+  if (!layout) return null;
+  return compact && layout.phone ? layout.phone : layout;
+}
+
+/** Pile addresses in reading order (rows top to bottom, left to right): the keyboard's order. */
+export function pileRows(game, compact = false) {
+  const layout = layoutOf(game, compact);
+  if (!layout) return [];
+  return layout.rows.map((row) => row.slots.filter((slot) => slot.pile).map((slot) => slot.pile)).filter((row) => row.length);
 }
 
 function el(tag, className, attrs = {}) {
@@ -101,22 +154,22 @@ function el(tag, className, attrs = {}) {
   return node;
 }
 
-/** A face-up card: rank and suit in the corners, a big suit in the middle. */
+/** A face-up card: rank and suit side by side in the corner (readable when buried), a big suit. */
 export function cardElement(card) {
   const info = cardInfo(card);
   const node = el('div', `card ${info && info.red ? 'red' : 'black'}`, {
     'data-card': card,
     'data-testid': 'card',
-    title: cardLabel(card),
+    role: 'img',
+    'aria-label': cardName(card),
   });
-  const index = el('span', 'idx');
-  const rank = el('span', 'rank');
-  rank.textContent = info ? info.rank : '?';
-  const suit = el('span', 'suit');
-  suit.textContent = info ? info.symbol : '';
+  // The glyphs are CSS generated content (attr()): the card's name is its aria-label, and a
+  // pile's accessible name is not expected to repeat every glyph drawn on it.
+  const index = el('span', 'idx', { 'aria-hidden': 'true' });
+  const rank = el('span', 'rank', { 'data-glyph': info ? info.rank : '?' });
+  const suit = el('span', 'suit', { 'data-glyph': info ? info.symbol : '' });
   index.append(rank, suit);
-  const pip = el('span', 'pip', { 'aria-hidden': 'true' });
-  pip.textContent = info ? info.symbol : '';
+  const pip = el('span', 'pip', { 'aria-hidden': 'true', 'data-glyph': info ? info.symbol : '' });
   node.append(index, pip);
   return node;
 }
@@ -130,14 +183,87 @@ function emptyCaption(slot, view) {
   return slot.empty || '';
 }
 
+/** "Tableau 3" for tableau[2], "Foundation 1" for foundation[0], "Stock" for stock. */
+export function pileName(address) {
+  const m = /^(foundation|tableau)\[(\d+)\]$/.exec(address);
+  if (m) return `${m[1] === 'foundation' ? 'Foundation' : 'Tableau'} ${Number(m[2]) + 1}`;
+  return KIND_NAMES[address] || address;
+}
+
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** The accessible name of a pile: "Tableau 3, 5 cards, top: 7 of hearts". */
+export function pileDescription(address, view) {
+  if (address === 'stock') {
+    const stock = view.stock || { count: 0 };
+    const top = stock.top ? `, face up: ${cardName(stock.top)}` : '';
+    return `Stock, ${plural(stock.count, 'card')}${top}`;
+  }
+  const cards = pileCards(view, address);
+  const top = cards.length ? `, top: ${cardName(cards[cards.length - 1])}` : ', empty';
+  return `${pileName(address)}, ${plural(cards.length, 'card')}${top}`;
+}
+
+/** Set a pile node's marks: chosen source, legal targets and sources, hint, tab stop. */
+function markPile(node, marks) {
+  const address = node.dataset.pile;
+  const selected = address === marks.selected;
+  const hint = marks.hint;
+  node.classList.toggle('selected', selected);
+  node.classList.toggle('target', marks.targets.has(address));
+  node.classList.toggle('source', marks.sources.has(address));
+  node.classList.toggle('hint-from', Boolean(hint && hint.from === address));
+  node.classList.toggle('hint-to', Boolean(hint && hint.to === address));
+  node.setAttribute('aria-pressed', selected ? 'true' : 'false');
+  node.tabIndex = address === marks.focus ? 0 : -1;
+}
+
+/** Only the marks changed (a card picked up, new legal moves): no pile is redrawn. */
+export function updateMarks(root, marks) {
+  for (const node of root.querySelectorAll('[data-pile]')) markPile(node, marks);
+}
+
+/**
+ * After a patch: redraw only the piles at `addresses` (and the info boxes), then the marks
+ * everywhere. Returns false when the table is not drawn with this layout (draw it all).
+ */
+export function redrawPiles(root, game, view, marks, addresses, { compact = false } = {}) {
+  const layout = layoutOf(game, compact);
+  if (!layout || root.dataset.game !== game || root.dataset.layoutKey !== layoutKey(game, compact)) return false;
+  const slots = new Map();
+  for (const row of layout.rows) for (const slot of row.slots) if (slot.pile) slots.set(slot.pile, slot);
+  for (const address of addresses) {
+    const slot = slots.get(address);
+    const old = root.querySelector(`[data-pile="${CSS.escape(address)}"]`);
+    if (!slot || !old) return false;
+    old.replaceWith(pileElement(slot, view, marks));
+  }
+  for (const row of layout.rows) {
+    for (const slot of row.slots) {
+      if (!slot.info) continue;
+      const value = root.querySelector(`[data-testid="${slot.info.replace('_', '-')}"]`);
+      if (value) value.textContent = infoValue(slot, view);
+    }
+  }
+  updateMarks(root, marks);
+  return true;
+}
+
+function layoutKey(game, compact) {
+  return compact && LAYOUTS[game].phone ? 'phone' : 'wide';
+}
+
 function pileElement(slot, view, marks) {
   const address = slot.pile;
   const testid = `pile-${address.replace(/\[(\d+)\]/, '-$1')}`;
-  const node = el('div', `pile ${slot.kind}`, { 'data-pile': address, 'data-testid': testid });
+  const node = el('div', `pile ${slot.kind}`, {
+    'data-pile': address,
+    'data-testid': testid,
+    role: 'button',
+  });
   if (slot.span) node.style.gridColumn = `span ${slot.span}`;
-  if (address === marks.selected) node.classList.add('selected');
-  if (marks.targets.has(address)) node.classList.add('target');
-  if (marks.sources.has(address)) node.classList.add('source');
+  markPile(node, marks);
+  node.setAttribute('aria-label', pileDescription(address, view));
 
   if (slot.kind === 'stock') {
     const stock = view.stock || { count: 0 };
@@ -152,50 +278,59 @@ function pileElement(slot, view, marks) {
       top.classList.add('top', 'stock-top');
       node.append(top);
     }
-    const badge = el('span', 'badge', { 'data-testid': 'stock-count' });
+    const badge = el('span', 'badge', { 'data-testid': 'stock-count', 'aria-hidden': 'true' });
     badge.textContent = String(stock.count);
     node.append(badge);
-    node.title = stock.top ? `Stock: ${stock.count} cards, ${cardLabel(stock.top)} face up` : `Stock: ${stock.count} cards`;
     return node;
   }
 
-  const cards = Array.isArray(view[address]) ? view[address] : pileCards(view, address);
+  const cards = pileCards(view, address);
   const n = cards.length;
   node.dataset.count = String(n);
   node.style.setProperty('--k', String(Math.max(n - 1, 0)));
   node.style.setProperty('--d', String(Math.max(n - 1, 1)));
+  if (slot.kind === 'fan') {
+    const perRow = Math.min(BOUQUET_ROW, Math.max(n, 1));
+    node.style.setProperty('--per-row', String(perRow));
+    node.style.setProperty('--fan-rows', String(Math.max(Math.ceil(n / BOUQUET_ROW), 1)));
+  }
   if (n === 0) {
     node.classList.add('empty');
     const caption = emptyCaption(slot, view);
     if (caption) {
-      const label = el('span', 'empty-label');
-      label.textContent = caption;
-      node.append(label);
+      node.append(el('span', 'empty-label', { 'aria-hidden': 'true', 'data-glyph': caption }));
     }
   }
   // A stack draws only its top few cards (the rest are under them) but keeps them all in the DOM.
   cards.forEach((card, i) => {
-    const node_ = cardElement(card);
-    node_.style.setProperty('--i', String(i));
-    if (slot.kind === 'stack' && i < n - 2) node_.classList.add('under');
-    if (i === n - 1) node_.classList.add('top');
-    node.append(node_);
+    const cardNode = cardElement(card);
+    cardNode.style.setProperty('--i', String(i));
+    if (slot.kind === 'fan') {
+      cardNode.style.setProperty('--col', String(i % BOUQUET_ROW));
+      cardNode.style.setProperty('--line', String(Math.floor(i / BOUQUET_ROW)));
+    }
+    if (slot.kind === 'stack' && i < n - 2) cardNode.classList.add('under');
+    if (i === n - 1) cardNode.classList.add('top');
+    node.append(cardNode);
   });
-  if (slot.kind === 'stack' || slot.kind === 'row') {
-    const badge = el('span', 'badge', { 'data-testid': `${testid}-count` });
+  if (slot.kind === 'fan' && n > 0) {
+    const mark = el('span', 'playable', { 'aria-hidden': 'true', 'data-testid': `${testid}-playable`, 'data-glyph': 'plays' });
+    mark.style.setProperty('--col', String((n - 1) % BOUQUET_ROW));
+    mark.style.setProperty('--line', String(Math.floor((n - 1) / BOUQUET_ROW)));
+    node.append(mark);
+  }
+  if (slot.kind === 'stack' || slot.kind === 'row' || slot.kind === 'fan') {
+    const badge = el('span', 'badge', { 'data-testid': `${testid}-count`, 'aria-hidden': 'true' });
     badge.textContent = String(n);
     if (slot.kind === 'stack' && n <= 1 && !address.startsWith('waste')) badge.hidden = true;
     node.append(badge);
   }
-  if (slot.caption) {
-    const caption = el('span', 'caption');
-    caption.textContent = slot.caption;
-    node.append(caption);
-  }
   return node;
 }
 
-function pileCards(view, address) {
+/** The cards of a pile address (not the stock). */
+export function pileCards(view, address) {
+  if (Array.isArray(view[address])) return view[address];
   const m = /^(foundation|tableau)\[(\d+)\]$/.exec(address);
   if (!m) return [];
   const piles = view[m[1] === 'foundation' ? 'foundations' : 'tableau'] || [];
@@ -207,33 +342,58 @@ function infoElement(slot, view) {
   if (slot.span) node.style.gridColumn = `span ${slot.span}`;
   const label = el('span', 'info-label');
   const value = el('span', 'info-value', { 'data-testid': slot.info.replace('_', '-') });
-  if (slot.info === 'base_rank') {
-    label.textContent = 'Base';
-    value.textContent = view.base_rank ?? '–';
-  } else if (slot.info === 'redeals_left') {
-    label.textContent = 'Redeals left';
-    value.textContent = String(view.redeals_left ?? '–');
-  }
+  label.textContent = slot.info === 'base_rank' ? 'Base rank' : 'Redeals left';
+  value.textContent = infoValue(slot, view);
   node.append(label, value);
   return node;
 }
 
+function infoValue(slot, view) {
+  return String((slot.info === 'base_rank' ? view.base_rank : view.redeals_left) ?? '–');
+}
+
+function rowLabel(kinds, hints) {
+  const node = el('div', 'row-label');
+  for (const kind of kinds) {
+    const part = el('span', 'label-part', { 'data-testid': `label-${kind}`, 'data-kind': kind });
+    const name = el('b', 'row-name');
+    name.textContent = KIND_NAMES[kind] || kind;
+    const text = el('span', 'row-hint');
+    part.append(name, text);
+    node.append(part);
+  }
+  if (hints) updateHints(node, hints);
+  return node;
+}
+
+/** Fill in the pile labels' one-line rules (they may arrive after the table is drawn). */
+export function updateHints(root, hints) {
+  for (const part of root.querySelectorAll('.label-part')) {
+    const hint = hints && hints[part.dataset.kind];
+    part.querySelector('.row-hint').textContent = hint ? `: ${hint}` : '';
+  }
+}
+
 /**
  * Draw `view` of `game` into `root` (replacing what was there).
- * marks: {selected: address|null, targets: Set, sources: Set}.
+ * marks: {selected, targets: Set, sources: Set, focus: address with tabindex 0, hint?}.
+ * options: {compact: phone layout, hints: pile kind -> one-line rule (GET /v1/games)}.
  */
-export function renderTable(root, game, view, marks) {
-  const layout = LAYOUTS[game];
+export function renderTable(root, game, view, marks, { compact = false, hints = null } = {}) {
+  const layout = layoutOf(game, compact);
   root.replaceChildren();
   if (!layout || !view) return;
   root.dataset.game = game;
+  root.dataset.layout = root.dataset.layoutKey = layoutKey(game, compact);
   root.style.setProperty('--cols', String(layout.cols));
   root.style.setProperty('--depth', String(layout.depth));
+  root.style.setProperty('--tall', String(layout.tall || 6));
   for (const row of layout.rows) {
+    if (row.label) root.append(rowLabel(row.label, hints));
     const rowNode = el('div', 'row');
-    const columns = row.reduce((sum, slot) => sum + (slot.span || slot.gap || 1), 0);
-    rowNode.style.setProperty('--row-cols', String(columns));
-    for (const slot of row) {
+    const count = row.slots.reduce((sum, slot) => sum + (slot.span || slot.gap || 1), 0);
+    rowNode.style.setProperty('--row-cols', String(count));
+    for (const slot of row.slots) {
       if (slot.gap) {
         const gap = el('div', 'gap');
         gap.style.gridColumn = `span ${slot.gap}`;
@@ -247,3 +407,4 @@ export function renderTable(root, game, view, marks) {
     root.append(rowNode);
   }
 }
+

@@ -20,6 +20,15 @@ class Balcony(BaseRankGame):
         "tableau": ("tableau", "foundation"),
         "foundation": ("tableau",),
     }
+    #: One line per pile kind: what it takes, for the client's pile labels and rules panel.
+    pile_hints = {
+        "foundation": "builds up in alternating colour from the base rank, K→A wraps, "
+        "13 cards each",
+        "tableau": "builds down in alternating colour; any card fills an empty pile",
+        "reserve": "its top card goes to a foundation or to an empty tableau pile",
+        "stock": "deal turns one card onto the waste; one pass",
+        "waste": "its top card goes to the tableau or a foundation",
+    }
     summary = (
         "1 deck. Foundations build up in alternating colour from the first card's rank, "
         "wrapping K→A; the tableau builds down in alternating colour; any card may fill an "

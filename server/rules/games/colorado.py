@@ -30,6 +30,14 @@ class Colorado(Game):
         "a king, of a suit no other pile of its kind holds",
         "tableau": "the tableau does not build; only the stock's card may go on it",
     }
+    #: One line per pile kind: what it takes, for the client's pile labels and rules panel.
+    pile_hints = {
+        "foundation": "the first four build up in suit from an ace, the last four down in "
+        "suit from a king",
+        "tableau": "takes only the stock's card; its top card goes to a foundation; an "
+        "emptied pile is refilled from the stock",
+        "stock": "its face-up card goes to any tableau pile or a foundation; one pass",
+    }
     summary = (
         "2 decks. Foundations 0-3 build up in suit from any ace, 4-7 down in suit from any "
         "king, one pile per suit each. The 20 tableau piles do not build: the stock's face-up "

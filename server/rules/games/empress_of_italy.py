@@ -20,6 +20,16 @@ class EmpressOfItaly(BaseRankGame):
         "tableau": ("tableau", "foundation"),
         "foundation": ("tableau",),
     }
+    #: One line per pile kind: what it takes, for the client's pile labels and rules panel.
+    pile_hints = {
+        "foundation": "builds up in alternating colour from the base rank, K→A wraps, "
+        "13 cards each",
+        "tableau": "builds down in alternating colour; an emptied pile is refilled from the "
+        "stock, then the waste",
+        "reserve": "its top card goes to the tableau or a foundation",
+        "stock": "deal turns one card onto the waste; one pass",
+        "waste": "its top card goes to the tableau or a foundation",
+    }
     summary = (
         "4 decks. The first card fixes the base rank; the 16 cards of that rank start the 16 "
         "foundations, which build up in alternating colour, wrapping K→A, to 13 cards. The "

@@ -29,6 +29,12 @@ class Gloucestershire(Game):
         "foundation holds",
         "tableau": "the tableau builds down by one rank in alternating colour, a K going on an A",
     }
+    #: One line per pile kind: what it takes, for the client's pile labels and rules panel.
+    pile_hints = {
+        "foundation": "builds up in suit from an ace, twice round (A after K), 26 cards each",
+        "tableau": "builds down in alternating colour, K on A; any card fills an empty pile",
+        "bouquet": "only its last card (marked) plays, to a foundation or the tableau",
+    }
     summary = (
         "2 decks. Foundations build up in suit from the ace, twice round (A after K), one per "
         "suit, 26 cards each. The 8 tableau piles (3 to 10 cards) build down in alternating "

@@ -41,6 +41,14 @@ class Matrimony(Game):
         "empty foundation": "foundation[0] takes only Q♦, [1] J♦, [2] and [3] J♥, [4] and [5] "
         "10♠, [6] and [7] 10♣",
     }
+    #: One line per pile kind: what it takes, for the client's pile labels and rules panel.
+    pile_hints = {
+        "foundation": "Q♦ builds up; J♦, J♥, J♥, 10♠, 10♠, 10♣, 10♣ build down; in suit, "
+        "with wrap, 13 cards each",
+        "tableau": "its top card goes to a foundation only",
+        "stock": "deal puts one card on each of the 16 piles; then 16 redeals gather the "
+        "piles last to first and deal them out again",
+    }
     summary = (
         "2 decks. Foundations start Q♦ (builds up) and J♦, J♥, J♥, 10♠, 10♠, 10♣, 10♣ (build "
         "down), in suit, with wrap, 13 cards each. Tableau top cards go to foundations only. "
