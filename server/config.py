@@ -10,6 +10,15 @@ from typing import Any
 
 from server.keys import MIN_SECRET_BYTES
 
+#: The values of ``--durability`` (``DURABILITY``), the default first.
+DURABILITY_LEVELS = ("none", "replica")
+
+
+def env_flag(value: str) -> bool:
+    """An environment flag: ``1``/``true``/``yes`` (any case) is on."""
+    return value.strip().lower() in ("1", "true", "yes")
+
+
 #: Default time an anonymous player record lives without activity (seconds): 30 days, the
 #: lifetime of its token.
 PLAYER_IDLE_TTL = 30 * 24 * 3600
@@ -187,6 +196,11 @@ class Settings:
     log_level: str = "info"
     #: Seconds an account must exist before it may start a ranked attempt; 0: no minimum.
     ranked_min_account_age: int = 86400
+    #: ``redis_url`` names one node of a Redis Cluster (the rest are discovered).
+    redis_cluster: bool = False
+    #: ``none``: a move is acknowledged once its Redis primary has it; ``replica``: once a
+    #: replica of that primary has it too (``WAIT``), so a failover loses no acknowledged move.
+    durability: str = "none"
     limits: Limits = Limits()
     #: ``json`` (one object per line) or ``text``; empty: :func:`default_log_format`.
     log_format: str = ""
@@ -211,6 +225,10 @@ class Settings:
             raise ValueError("the request head limit is at least 1024 bytes")
         if self.header_timeout <= 0:
             raise ValueError("the request head timeout is a positive number of seconds")
+        if self.durability not in DURABILITY_LEVELS:
+            raise ValueError(f"durability is one of {', '.join(DURABILITY_LEVELS)}")
+        if not self.redis_url and (self.redis_cluster or self.durability != "none"):
+            raise ValueError("--redis-cluster and --durability replica need --redis-url")
 
     @classmethod
     def _environment_values(cls) -> dict[str, Any]:
@@ -224,6 +242,8 @@ class Settings:
             "ranked_min_account_age": int(
                 os.environ.get("RANKED_MIN_ACCOUNT_AGE", cls.ranked_min_account_age)
             ),
+            "redis_cluster": env_flag(os.environ.get("REDIS_CLUSTER", "")),
+            "durability": os.environ.get("DURABILITY", cls.durability),
             "limits": limits_from_environment(),
             "log_format": os.environ.get("LOG_FORMAT", cls.log_format),
             "data_dir": os.environ.get("DATA_DIR", cls.data_dir),
@@ -271,6 +291,21 @@ class Settings:
             help="age an account needs to start a ranked attempt (RANKED_MIN_ACCOUNT_AGE; "
             "default 86400, 0: off)",
         )
+        parser.add_argument(
+            "--redis-cluster",
+            action="store_true",
+            default=defaults.redis_cluster,
+            help="--redis-url names a node of a Redis Cluster (REDIS_CLUSTER=1)",
+        )
+        parser.add_argument(
+            "--durability",
+            choices=DURABILITY_LEVELS,
+            default=defaults.durability,
+            help="acknowledge a move once its Redis primary has it (none, the default) or "
+            "once a replica has it too (replica) (DURABILITY)",
+        )
+        if defaults.durability not in DURABILITY_LEVELS:
+            parser.error(f"DURABILITY is one of {', '.join(DURABILITY_LEVELS)}")
         parser.add_argument(
             "--rate-limits",
             type=on_off,
@@ -339,6 +374,8 @@ class Settings:
                 workers=args.workers,
                 log_level=args.log_level,
                 ranked_min_account_age=args.ranked_min_account_age,
+                redis_cluster=args.redis_cluster,
+                durability=args.durability,
                 limits=limits,
                 log_format=args.log_format or "",
                 data_dir=args.data_dir,
@@ -347,7 +384,7 @@ class Settings:
                 max_header_bytes=args.max_header_bytes,
                 header_timeout=args.header_timeout,
             )
-        except ValueError as error:  # WeakSecret included
+        except ValueError as error:  # a weak secret, or a setting that needs another
             parser.error(str(error))
 
     @property
@@ -364,6 +401,8 @@ class Settings:
             "WORKERS": str(self.workers),
             "LOG_LEVEL": self.log_level,
             "RANKED_MIN_ACCOUNT_AGE": str(self.ranked_min_account_age),
+            "REDIS_CLUSTER": "1" if self.redis_cluster else "0",
+            "DURABILITY": self.durability,
             **limits_to_environment(self.limits),
             "LOG_FORMAT": self.log_format,
             "DATA_DIR": self.data_dir,

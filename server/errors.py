@@ -50,6 +50,11 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "audit_busy": (503, "every audit slot and queue place is taken: retry after the delay"),
     "too_many_errors": (400, "the connection broke the protocol too often and is closed"),
     "store_unavailable": (503, "Redis cannot be reached; retry later"),
+    "not_replicated": (
+        503,
+        "(--durability replica) no replica confirmed the move in time: send it again with "
+        "the same move_id",
+    ),
     "internal": (500, "an unexpected server error"),
 }
 

@@ -34,6 +34,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from redis.asyncio import RedisCluster
 from redis.exceptions import NoScriptError, RedisError
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -138,6 +139,11 @@ def rates(limits: Limits) -> dict[str, Rate]:
     return {rate.kind: rate for rate in table}
 
 
+def bucket_key(kind: str, subject: str) -> str:
+    """A rate bucket's key: hash-tagged, so its script touches one Redis Cluster slot."""
+    return f"limit:{{{kind}:{subject}}}"
+
+
 def rate_limited(kind: str, wait_ms: int) -> ApiError:
     return ApiError(
         "rate_limited",
@@ -180,7 +186,7 @@ class Limiter:
         """One token from each ``(kind, subject)`` bucket, or ``rate_limited``."""
         if not self.limits.rate_limits:
             return
-        buckets = [(self.rates[kind], f"limit:{kind}:{subject}") for kind, subject in checks]
+        buckets = [(self.rates[kind], bucket_key(kind, subject)) for kind, subject in checks]
         now = time.monotonic()
         for rate, key in buckets:
             until = self._empty_until.get(key)
@@ -189,6 +195,16 @@ class Limiter:
                     self.refused(rate.kind)
                     raise rate_limited(rate.kind, math.ceil((until - now) * 1000))
                 del self._empty_until[key]
+        # One script takes from every bucket or none; on a cluster the buckets are in
+        # different slots, so one script each, in order: a refusal by a later bucket
+        # leaves the token already taken from an earlier one (a request counts once more).
+        groups = [buckets[index : index + 1] for index in range(len(buckets))]
+        if not isinstance(self.redis, RedisCluster):
+            groups = [buckets]
+        for group in groups:
+            await self._take_group(group, now)
+
+    async def _take_group(self, buckets: list[tuple[Rate, str]], now: float) -> None:
         keys = [key for _, key in buckets]
         args: list[Any] = []
         for rate, _ in buckets:

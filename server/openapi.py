@@ -582,7 +582,7 @@ def openapi_document() -> dict[str, Any]:
                             },
                             "the new snapshot and the patch (null for a repeated move_id)",
                         ),
-                        **_errors(400, 401, 403, 404, 409, 413, 415, 422),
+                        **_errors(400, 401, 403, 404, 409, 413, 415, 422, 503),
                     },
                 }
             },

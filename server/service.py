@@ -6,6 +6,7 @@ import base64
 import dataclasses
 import hashlib
 import hmac
+import json
 import secrets
 import time
 from collections import OrderedDict
@@ -40,6 +41,8 @@ REPLAY_FORMAT = "solitaire-replay/1"
 CACHE_SIZE = 10_000
 #: Largest ``client_time`` taken (the largest msgpack signed integer).
 MAX_CLIENT_TIME = 2**63 - 1
+#: Games whose outbox is read per round trip when re-driving them.
+REDRIVE_BATCH = 500
 #: Longest client-supplied install id (``X-Install-Id``), in characters.
 MAX_INSTALL_ID = 128
 
@@ -101,6 +104,32 @@ def scouting_hash(secret: bytes, date: str, kind: str, value: str | None) -> str
         return ""
     key = keys.derive_key(secret, keys.SCOUTING_TRACE)
     return hmac.new(key, f"{date}:{kind}:{value}".encode(), hashlib.sha256).hexdigest()
+
+
+def outbox_value(stored: StoredGame, game: Game) -> str:
+    """The board entry of a ranked game as it stands (``stored`` and ``game`` agree), as
+    written to its outbox: at its start, when its score changes, when it ends."""
+    entry = Entry(
+        player_id=stored.owner,
+        game_id=stored.id,
+        score=game.score,
+        won=game.status == "won",
+        moves=stored.moves,
+        elapsed_ms=(stored.finished_at or stored.updated_at) - stored.created_at,
+        finished_at=stored.finished_at,
+        status=game.status,
+    )
+    pending = {"game": stored.game, "date": stored.daily, "entry": dataclasses.asdict(entry)}
+    return json.dumps(pending)
+
+
+def not_replicated(version: int | None) -> ApiError:
+    return ApiError(
+        "not_replicated",
+        "the move is stored but no replica confirmed it in time; send it again with the "
+        "same move_id",
+        version=version,
+    )
 
 
 def check_game_name(name: object) -> str:
@@ -274,7 +303,8 @@ class GameService:
             client_hash=client_hash,
             install_hash=install_hash,
         )
-        if not await self.store.create_game(stored):
+        outbox = outbox_value(stored, game) if daily else ""
+        if not await self.store.create_game(stored, outbox):
             stored = await self.load(game_id)
             game = load_game(stored.state)
         elif game.is_over:
@@ -308,9 +338,8 @@ class GameService:
         if existing is not None:
             stored_game = await self.store.load(existing)
             if stored_game is not None:
-                game = load_game(stored_game.state)
-                await self._record_ranked(stored_game, game)  # in case a start stopped short
-                return snapshot(stored_game, game, player_id)
+                await self.drain_outbox(existing)  # in case a start stopped short
+                return snapshot(stored_game, load_game(stored_game.state), player_id)
             # The indexed game is gone (it expired, or an older server lost it): start anew.
         elif self.ranked_min_account_age:
             await self._check_account_age(player_id, now)
@@ -332,7 +361,7 @@ class GameService:
             install_hash=scouting_hash(self.secret, date, "install", install_id),
         )
         await self.store.index_daily_attempt(name, date, player_id, stored.id)
-        await self._record_ranked(stored, game)
+        await self.drain_outbox(stored.id)
         return snapshot(stored, game, player_id)
 
     async def _check_account_age(self, player_id: str, now: int) -> None:
@@ -372,20 +401,35 @@ class GameService:
             "entries": entries,
         }
 
-    async def _record_ranked(self, stored: StoredGame, game: Game) -> None:
-        """Put a ranked attempt on its day's board as it stands now (``stored`` and
-        ``game`` agree): at its start, when its score changes, when it ends."""
-        entry = Entry(
-            player_id=stored.owner,
-            game_id=stored.id,
-            score=game.score,
-            won=game.status == "won",
-            moves=stored.moves,
-            elapsed_ms=(stored.finished_at or stored.updated_at) - stored.created_at,
-            finished_at=stored.finished_at,
-            status=game.status,
-        )
-        await self.leaderboards.record(stored.game, stored.daily, entry, RANKED_TTL)
+    async def drain_outbox(self, game_id: str, value: str | None = None) -> None:
+        """Record the board entry a ranked game's last write called for, if not yet
+        done: ``value`` as written, else as read from the game.  Idempotent: the board
+        keeps an entry made after more moves, and an ended attempt's entry is final."""
+        if value is None:
+            value = await self.store.outbox(game_id)
+            if value is None:
+                return
+        pending = json.loads(value)
+        entry = Entry(**pending["entry"])
+        await self.leaderboards.record(pending["game"], pending["date"], entry, RANKED_TTL)
+        await self.store.clear_outbox(game_id, value)
+
+    async def redrive_outboxes(self) -> int:
+        """Drain the board entries left pending by a process that stopped between a
+        ranked game's write and its board update (today's and yesterday's attempts,
+        the only ones still taking moves): how many there were."""
+        now = self.clock()
+        days = (daily.today(now), daily.today(now - daily.DAY_MS))
+        drained = 0
+        for name in GAMES:
+            for date in days:
+                game_ids = await self.store.daily_attempts(name, date)
+                for start in range(0, len(game_ids), REDRIVE_BATCH):
+                    batch = game_ids[start : start + REDRIVE_BATCH]
+                    for game_id, value in (await self.store.outboxes(batch)).items():
+                        await self.drain_outbox(game_id, value)
+                        drained += 1
+        return drained
 
     # -- games ----------------------------------------------------------------
 
@@ -522,6 +566,21 @@ class GameService:
         state = game.to_bytes()
         state_hash = game.state_hash()
         link = chain.next_link(stored.chain_head, version + 1, patch["move"], now, state_hash)
+        new = dataclasses.replace(
+            stored,
+            version=version + 1,
+            state=state,
+            status=game.status,
+            score=game.score,
+            moves=stored.moves + 1,
+            chain_head=link,
+            updated_at=now,
+            finished_at=now if game.is_over else 0,
+        )
+        # The board entry goes into the game's own slot with the move (the outbox), so a
+        # stop between the move and the board update cannot lose it.
+        board_changes = game.score != score_before or game.is_over
+        outbox = outbox_value(new, game) if new.ranked and board_changes else ""
         result = await self.store.apply_move(
             game_id,
             expected_version=version,
@@ -538,24 +597,16 @@ class GameService:
             finished=game.is_over,
             ranked=stored.ranked,
             expected_head=stored.chain_head,
+            outbox=outbox,
         )
         if result.outcome == "ok":
-            new = dataclasses.replace(
-                stored,
-                version=result.version,
-                state=state,
-                status=game.status,
-                score=game.score,
-                moves=stored.moves + 1,
-                chain_head=link,
-                updated_at=now,
-                finished_at=now if game.is_over else 0,
-            )
             self._put(new, game)
-            if new.ranked and (game.score != score_before or game.is_over):
-                await self._record_ranked(new, game)
+            if outbox:
+                await self.drain_outbox(game_id, outbox)
             if game.is_over:
                 await self._record_finish(new, game)
+            if not result.replicated:
+                raise not_replicated(result.version)
             reply = {
                 "version": result.version,
                 "applied_version": result.version,
@@ -590,12 +641,14 @@ class GameService:
     async def _duplicate(self, game_id: str, move_id: str) -> tuple[dict[str, Any], None, Game]:
         """A move id already applied: the game as it is now (``version``, and the
         game), and the version that move produced (``applied_version``)."""
-        applied = await self.store.move_id_version(game_id, move_id)
+        applied, replicated = await self.store.replicated_move_id_version(game_id, move_id)
+        if not replicated:
+            raise not_replicated(applied)
         stored = await self.load(game_id)
         game = load_game(stored.state)
         if stored.ranked:  # the board update may be what failed the first time
-            await self._record_ranked(stored, game)
-        if game.is_over:  # and so may the stats' (they count a game once)
+            await self.drain_outbox(game_id)
+        if game.is_over:  # and so may the stats' update (they count a game once)
             await self._record_finish(stored, game)
         reply = {"version": stored.version, "applied_version": applied, "duplicate": True}
         return reply, None, game

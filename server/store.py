@@ -15,6 +15,9 @@ atomically:
   messages (msgpack), scored by the version they lead to, for resync
 * ``game:{id}:move_ids`` hash: client move id -> version it produced, so a
   move sent twice is applied once
+* ``game:{id}`` field ``outbox`` (ranked games): the board entry the game's last
+  move (or its start) calls for, as JSON ``{"game", "date", "entry"}``, written by
+  the same atomic step as the move; deleted once the board has it
 * ``player:{id}``        hash: created_at; expires after ``player_idle_ttl`` seconds
   without a new game, or, once the player starts a ranked daily attempt, no sooner
   than that game and its leaderboard (:data:`RANKED_PLAYER_TTL`)
@@ -22,7 +25,8 @@ atomically:
 * ``game:{id}:verdict``  string: the JSON verdict of a finished game, once computed
 * the player's history, stats and display name: ``server.players``
 
-Patches are published on the channel ``game:{id}`` from inside the move
+Patches are published on the shard channel ``game:{id}`` (``SPUBLISH``: on a
+cluster only the shard owning the game's slot carries it) from inside the move
 script, so every subscriber on every instance sees them in version order.
 """
 
@@ -32,11 +36,11 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from redis.asyncio import Redis
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
 
 from server.config import PLAYER_IDLE_TTL
 from server.players import Players, player_key
+from server.redisconn import RedisNodes
 
 #: Patches kept per game for resync; an older gap gets a full snapshot.
 PATCH_HISTORY = 200
@@ -46,6 +50,8 @@ IDLE_TTL = 30 * 24 * 3600
 FINISHED_TTL = 7 * 24 * 3600
 #: A ranked daily game (and its leaderboard) is kept this long for audits.
 RANKED_TTL = 90 * 24 * 3600
+#: With ``--durability replica``: how long a move waits for a replica to hold it (ms).
+REPLICA_WAIT_MS = 1000
 #: A player with a ranked attempt is kept as long as it (a day more: the day it is played).
 RANKED_PLAYER_TTL = RANKED_TTL + 24 * 3600
 
@@ -75,6 +81,8 @@ GAME_FIELDS = (
     "client_hash",
     "install_hash",
 )
+#: The game hash's field holding the board entry still to be recorded (a ranked game).
+OUTBOX_FIELD = "outbox"
 
 # KEYS: game.  ARGV: ttl, then field, value, field, value, ...
 # A game is created once: a retried creation of the same id changes nothing.
@@ -88,7 +96,10 @@ return 1
 # KEYS: game, log, patches, move_ids
 # ARGV: expected version, move id ('' = none), state, status, score, patch,
 #       move text, client time ('' = none), server time, state hash, patch history,
-#       channel, ttl, chain link, finished ('1' or '0'), expected chain head
+#       channel, ttl, chain link, finished ('1' or '0'), expected chain head,
+#       outbox ('' = none: the board entry this move calls for, written with it)
+# A duplicate rewrites its move id's entry, so that a WAIT after it (durability 'replica')
+# waits for everything written before, the original move included.
 # 'diverged': the version is the expected one but the chain head is not, so the state
 # the move was computed on is not the stored one (the keys were restored or rewritten).
 MOVE_SCRIPT = """
@@ -97,7 +108,10 @@ local current = tonumber(record[1])
 if not current then return {'missing', 0} end
 if ARGV[2] ~= '' then
   local seen = redis.call('HGET', KEYS[4], ARGV[2])
-  if seen then return {'duplicate', tonumber(seen)} end
+  if seen then
+    redis.call('HSET', KEYS[4], ARGV[2], seen)
+    return {'duplicate', tonumber(seen)}
+  end
 end
 if current ~= tonumber(ARGV[1]) then return {'stale', current} end
 if record[2] ~= ARGV[16] then return {'diverged', current} end
@@ -105,6 +119,7 @@ local version = current + 1
 redis.call('HSET', KEYS[1], 'version', version, 'state', ARGV[3], 'status', ARGV[4],
            'score', ARGV[5], 'updated_at', ARGV[9], 'chain_head', ARGV[14])
 if ARGV[15] == '1' then redis.call('HSET', KEYS[1], 'finished_at', ARGV[9]) end
+if ARGV[17] ~= '' then redis.call('HSET', KEYS[1], 'outbox', ARGV[17]) end
 redis.call('HINCRBY', KEYS[1], 'moves', 1)
 redis.call('XADD', KEYS[2], '*', 'version', version, 'move', ARGV[7], 'move_id', ARGV[2],
            'client_time', ARGV[8], 'server_time', ARGV[9], 'state_hash', ARGV[10],
@@ -113,8 +128,27 @@ redis.call('ZADD', KEYS[3], version, ARGV[6])
 redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -tonumber(ARGV[11]) - 1)
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[4], ARGV[2], version) end
 for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[13]) end
-redis.call('PUBLISH', ARGV[12], ARGV[6])
+redis.call('SPUBLISH', ARGV[12], ARGV[6])
 return {'ok', version}
+"""
+
+
+# KEYS: game.  ARGV: the outbox value drained.  Deletes it only if no later move
+# replaced it meanwhile.
+CLEAR_OUTBOX_SCRIPT = """
+if redis.call('HGET', KEYS[1], 'outbox') == ARGV[1] then
+  return redis.call('HDEL', KEYS[1], 'outbox')
+end
+return 0
+"""
+
+
+# KEYS: move_ids.  ARGV: move id.  The version the move id produced, its entry
+# rewritten (so that a WAIT after it covers the original move, as a duplicate's does).
+TOUCH_MOVE_ID_SCRIPT = """
+local seen = redis.call('HGET', KEYS[1], ARGV[1])
+if seen then redis.call('HSET', KEYS[1], ARGV[1], seen) end
+return seen
 """
 
 
@@ -133,7 +167,7 @@ def attempts_key(game: str, date: str) -> str:
 
 
 def channel(game_id: str) -> str:
-    """The pub/sub channel of a game's patches."""
+    """The shard channel of a game's patches (in the slot of the game's keys)."""
     return game_key(game_id)
 
 
@@ -170,16 +204,26 @@ class StoredGame:
 class MoveResult:
     outcome: str  # ok, stale, diverged, duplicate, missing
     version: int
+    #: With durability 'replica': False when no replica confirmed the write in time
+    #: (it is on the primary; a retry with the same move id is answered as a duplicate).
+    replicated: bool = True
 
 
 class Store:
     """The game server's use of Redis; one per process."""
 
-    def __init__(self, redis: Redis, player_idle_ttl: int = PLAYER_IDLE_TTL) -> None:
+    def __init__(
+        self, redis: Any, player_idle_ttl: int = PLAYER_IDLE_TTL, durable: bool = False
+    ) -> None:
+        """``redis``: a ``Redis`` or ``RedisCluster`` client; ``durable``: a move is
+        acknowledged only once a replica holds it (``WAIT``)."""
         self.redis: Any = redis  # redis-py's stubs type replies loosely
         self.player_idle_ttl = player_idle_ttl
+        self.nodes = RedisNodes(redis)
+        self.durable = durable
         self._move_sha = hashlib.sha1(MOVE_SCRIPT.encode()).hexdigest()
         self._create = redis.register_script(CREATE_SCRIPT)
+        self._clear_outbox = redis.register_script(CLEAR_OUTBOX_SCRIPT)
         self.players = Players(redis)
 
     async def ping(self) -> bool:
@@ -220,9 +264,12 @@ class Store:
             _, _, created_at = await pipe.execute()
         return int(created_at)
 
-    async def create_game(self, stored: StoredGame) -> bool:
-        """Store a new game; False (and nothing changes) if its id exists already."""
+    async def create_game(self, stored: StoredGame, outbox: str = "") -> bool:
+        """Store a new game (and the board entry it calls for, ``outbox``); False (and
+        nothing changes) if its id exists already."""
         fields = [item for name in GAME_FIELDS for item in (name, getattr(stored, name))]
+        if outbox:
+            fields += [OUTBOX_FIELD, outbox]
         ttl = time_to_live(stored.ranked, finished=False)
         created = bool(await self._create(keys=[game_key(stored.id)], args=[ttl, *fields]))
         # A new game is activity; a ranked one keeps its player as long as itself.
@@ -306,6 +353,7 @@ class Store:
         finished: bool,
         ranked: bool,
         expected_head: str,
+        outbox: str = "",
     ) -> MoveResult:
         """Compare-and-set: store the move only if the version is still ``expected_version``
         and the chain head still ``expected_head`` (the state the move was computed on)."""
@@ -326,20 +374,76 @@ class Store:
             chain,
             "1" if finished else "0",
             expected_head,
+            outbox,
         ]
         keys = game_keys(game_id)
+        command = ("EVALSHA", self._move_sha, len(keys), *keys, *args)
+        if self.durable:
+            (outcome, version), replicated = await self._write_and_wait(
+                keys[0], command, MOVE_SCRIPT
+            )
+        else:
+            outcome, version = await self._move(command)
+            replicated = True
+        outcome = outcome.decode() if isinstance(outcome, bytes) else outcome
+        return MoveResult(outcome, version, replicated or outcome not in ("ok", "duplicate"))
+
+    async def _move(self, command: tuple[Any, ...]) -> Any:
         # EVALSHA straight through execute_command: redis-py's Script wrapper costs a
         # tenth of a move. A Redis that lost its scripts (restart) gets it loaded again.
         try:
-            outcome, version = await self.redis.execute_command(
-                "EVALSHA", self._move_sha, len(keys), *keys, *args
-            )
+            return await self.redis.execute_command(*command)
         except NoScriptError:
             await self.redis.script_load(MOVE_SCRIPT)
-            outcome, version = await self.redis.execute_command(
-                "EVALSHA", self._move_sha, len(keys), *keys, *args
-            )
-        return MoveResult(outcome.decode() if isinstance(outcome, bytes) else outcome, version)
+            return await self.redis.execute_command(*command)
+
+    async def _write_and_wait(
+        self, key: str, command: tuple[Any, ...], script: str
+    ) -> tuple[Any, bool]:
+        """``command`` (an EVALSHA of ``script``) then ``WAIT 1`` on one connection to
+        the primary owning ``key`` (WAIT counts the writes of its own connection):
+        (reply, whether a replica holds it)."""
+        for _attempt in range(3):
+            client = self.nodes.node_client(self.nodes.owner(key))
+            async with client.pipeline(transaction=False) as pipe:
+                pipe.execute_command(*command)
+                pipe.execute_command("WAIT", 1, REPLICA_WAIT_MS)
+                reply, replicas = await pipe.execute(raise_on_error=False)
+            if isinstance(reply, NoScriptError):
+                await client.script_load(script)
+                continue
+            if isinstance(reply, ResponseError) and str(reply).startswith(("MOVED", "TRYAGAIN")):
+                await self.nodes.refresh()  # the slot moved (failover, resharding)
+                continue
+            if isinstance(reply, Exception):
+                raise reply
+            return reply, isinstance(replicas, int) and replicas >= 1
+        raise ResponseError(f"the slot of {key} kept moving")
+
+    async def outbox(self, game_id: str) -> str | None:
+        """The board entry a ranked game still has to record, if any."""
+        value = await self.redis.hget(game_key(game_id), OUTBOX_FIELD)
+        return None if value is None else str(value.decode())
+
+    async def outboxes(self, game_ids: list[str]) -> dict[str, str]:
+        """The pending board entries of ``game_ids`` (those that have one)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.hget(game_key(game_id), OUTBOX_FIELD)
+            values = await pipe.execute()
+        return {
+            game_id: value.decode()
+            for game_id, value in zip(game_ids, values, strict=True)
+            if value is not None
+        }
+
+    async def clear_outbox(self, game_id: str, value: str) -> None:
+        """Drop a recorded board entry, unless a later move replaced it meanwhile."""
+        await self._clear_outbox(keys=[game_key(game_id)], args=[value])
+
+    async def daily_attempts(self, game: str, date: str) -> list[str]:
+        """The ids of every ranked game of the day."""
+        return [value.decode() for value in await self.redis.hvals(attempts_key(game, date))]
 
     async def daily_attempt(self, game: str, date: str, player_id: str) -> str | None:
         """The id of the player's ranked game of the day, if they started one."""
@@ -353,6 +457,19 @@ class Store:
             pipe.hset(key, player_id, game_id)
             pipe.expire(key, RANKED_TTL)
             await pipe.execute()
+
+    async def replicated_move_id_version(
+        self, game_id: str, move_id: str
+    ) -> tuple[int | None, bool]:
+        """:meth:`move_id_version`, and (durability 'replica') whether a replica holds
+        that move: what answering a duplicate needs."""
+        if not self.durable:
+            return await self.move_id_version(game_id, move_id), True
+        key = f"{game_key(game_id)}:move_ids"
+        sha = hashlib.sha1(TOUCH_MOVE_ID_SCRIPT.encode()).hexdigest()
+        command = ("EVALSHA", sha, 1, key, move_id)
+        version, replicated = await self._write_and_wait(key, command, TOUCH_MOVE_ID_SCRIPT)
+        return (None if version is None else int(version)), replicated
 
     async def move_id_version(self, game_id: str, move_id: str) -> int | None:
         """The version a client move id produced, if it was applied."""

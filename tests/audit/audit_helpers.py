@@ -211,11 +211,15 @@ ROOT = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT = 120
 
 
-async def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
+async def run_cli(*args: str, cluster: bool = False) -> subprocess.CompletedProcess[str]:
+    """``python -m server.audit ARGS`` (``--redis-cluster`` too when ``cluster``)."""
+    env = {
+        key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "REDIS_CLUSTER")
+    }
+    flags = ["--redis-cluster"] if cluster else []
     return await asyncio.to_thread(
         subprocess.run,
-        [sys.executable, "-m", "server.audit", *args],
+        [sys.executable, "-m", "server.audit", *args, *flags],
         cwd=ROOT,
         env=env,
         capture_output=True,

@@ -11,12 +11,12 @@ from typing import Any
 
 import httpx
 import pytest
-from redis.asyncio import Redis
 
 from server.app import create_app
 from server.config import Settings
 from server.daily import DAY_MS, commitment, opens_ms
 from server.leaderboard import Entry, Leaderboards
+from server.redisconn import connect
 from server.rules import new_game
 from server.testing import UNLIMITED
 
@@ -46,10 +46,11 @@ class Api:
 
 
 @pytest.fixture
-async def api(redis_url: str) -> AsyncIterator[Api]:
+async def api(redis_url: str, redis_cluster: bool) -> AsyncIterator[Api]:
     app = create_app(
         Settings(
             redis_url=redis_url,
+            redis_cluster=redis_cluster,
             secret="daily-test-secret-21-of-at-least-32-bytes",
             ranked_min_account_age=0,
             limits=UNLIMITED,
@@ -183,7 +184,9 @@ def entry(player: str, score: int, won: bool, moves: int, elapsed: int, finished
     return Entry(player, f"g_{player}", score, won, moves, elapsed, finished)
 
 
-async def test_ties_break_by_win_then_moves_then_time_then_finish(api: Api, redis_url: str) -> None:
+async def test_ties_break_by_win_then_moves_then_time_then_finish(
+    api: Api, redis_url: str, redis_cluster: bool
+) -> None:
     ranked_best_first = [
         entry("a", 52, True, 90, 500_000, 1000),
         entry("b", 51, True, 80, 100_000, 900),  # a win, but fewer cards
@@ -195,7 +198,7 @@ async def test_ties_break_by_win_then_moves_then_time_then_finish(api: Api, redi
         entry("h", 40, False, 101, 1, 1),  # more moves
         entry("i", 3, False, 1, 1, 1),
     ]
-    redis = Redis.from_url(redis_url)
+    redis = connect(redis_url, redis_cluster)
     boards = Leaderboards(redis)
     for item in reversed(ranked_best_first):
         assert await boards.record("colorado", DAY, item, 3600)
@@ -209,11 +212,13 @@ async def test_ties_break_by_win_then_moves_then_time_then_finish(api: Api, redi
     assert [e["player_id"] for e in top["entries"]] == list("abc")
 
 
-async def test_my_rank_shows_the_entries_around_me(api: Api, redis_url: str) -> None:
+async def test_my_rank_shows_the_entries_around_me(
+    api: Api, redis_url: str, redis_cluster: bool
+) -> None:
     token = await api.player()
     game = await api.call("POST", "/v1/daily/colorado", token)
     me = json.loads(api.bodies[0])["player_id"]
-    redis = Redis.from_url(redis_url)
+    redis = connect(redis_url, redis_cluster)
     boards = Leaderboards(redis)
     for score in range(10):
         await boards.record("colorado", DAY, entry(f"x{score}", score + 1, False, 5, 5, 5), 3600)

@@ -21,6 +21,7 @@ from server.audit import audit_leaderboard
 from server.config import Settings
 from server.daily import DAY_MS, closes_ms, daily_seed, opens_ms
 from server.leaderboard import board_keys
+from server.redisconn import connect
 from server.rules import new_game
 from server.store import attempts_key, game_key
 
@@ -76,8 +77,13 @@ def min_age() -> int:
 
 
 @pytest.fixture
-async def api(redis_url: str, min_age: int) -> AsyncIterator[Api]:
-    settings = Settings(redis_url=redis_url, secret=SECRET, ranked_min_account_age=min_age)
+async def api(redis_url: str, redis_cluster: bool, min_age: int) -> AsyncIterator[Api]:
+    settings = Settings(
+        redis_url=redis_url,
+        secret=SECRET,
+        ranked_min_account_age=min_age,
+        redis_cluster=redis_cluster,
+    )
     app = create_app(settings)
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
@@ -86,8 +92,8 @@ async def api(redis_url: str, min_age: int) -> AsyncIterator[Api]:
 
 
 @pytest.fixture
-async def redis(redis_url: str) -> AsyncIterator[Redis]:
-    client = Redis.from_url(redis_url)
+async def redis(redis_url: str, redis_cluster: bool) -> AsyncIterator[Redis]:
+    client = connect(redis_url, redis_cluster)
     try:
         yield client
     finally:

@@ -26,10 +26,11 @@ from typing import Any
 import httpx
 import msgpack
 import pytest
-from redis.asyncio import Redis
+from redis.asyncio import Redis, RedisCluster
 from starlette.applications import Starlette
 from websockets.asyncio.client import ClientConnection, connect
 
+from server import redisconn
 from server.app import create_app
 from server.config import Settings
 from server.rules import Game, load_game
@@ -67,12 +68,21 @@ class RunningServer:
 
 @contextlib.asynccontextmanager
 async def run_app(
-    redis_url: str, secret: str = SECRET, app: Starlette | None = None
+    redis_url: str,
+    secret: str = SECRET,
+    app: Starlette | None = None,
+    redis_cluster: bool = False,
+    durability: str = "none",
 ) -> AsyncIterator[RunningServer]:
     """``create_app`` served by uvicorn on a free loopback port, as an asyncio task
     (accounts may play ranked at once; the rate limits are off)."""
     settings = Settings(
-        redis_url=redis_url, secret=secret, ranked_min_account_age=0, limits=UNLIMITED
+        redis_url=redis_url,
+        secret=secret,
+        ranked_min_account_age=0,
+        redis_cluster=redis_cluster,
+        durability=durability,
+        limits=UNLIMITED,
     )
     app = app or create_app(settings)
     async with serve_app(app) as port:
@@ -80,8 +90,8 @@ async def run_app(
 
 
 @pytest.fixture
-async def server(redis_url: str) -> AsyncIterator[RunningServer]:
-    async with run_app(redis_url) as running:
+async def server(redis_url: str, redis_cluster: bool) -> AsyncIterator[RunningServer]:
+    async with run_app(redis_url, redis_cluster=redis_cluster) as running:
         yield running
 
 
@@ -92,12 +102,29 @@ async def http(server: RunningServer) -> AsyncIterator[httpx.AsyncClient]:
 
 
 @pytest.fixture
-async def redis_client(redis_url: str) -> AsyncIterator[Redis]:
-    client = Redis.from_url(redis_url, socket_timeout=WAIT)
+async def redis_client(redis_url: str, redis_cluster: bool) -> AsyncIterator[Redis]:
+    client = redisconn.connect(redis_url, redis_cluster)
     try:
         yield client
     finally:
         await client.aclose()
+
+
+async def kill_pubsub_connections(client: Any) -> int:
+    """Close every connection subscribed to a (shard) channel on the Redis (on each
+    primary of a cluster), as a network failure would: how many.  By id: ``CLIENT KILL
+    TYPE pubsub`` misses RESP3 subscribers."""
+    nodes: list[Any] = [None]
+    if isinstance(client, RedisCluster):
+        await client.initialize()  # a cluster client learns its nodes at first use
+        nodes = client.get_primaries()
+    killed = 0
+    for node in nodes:
+        options = {} if node is None else {"target_nodes": node}
+        for entry in await client.client_list(**options):
+            if int(entry.get("sub", 0)) + int(entry.get("ssub", 0)) > 0:
+                killed += int(await client.client_kill_filter(_id=entry["id"], **options))
+    return killed
 
 
 # -- REST -----------------------------------------------------------------------------

@@ -61,8 +61,8 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-async def served(redis_url: str, clock: Clock) -> AsyncIterator[RunningServer]:
-    async with run_app(redis_url) as running:
+async def served(redis_url: str, redis_cluster: bool, clock: Clock) -> AsyncIterator[RunningServer]:
+    async with run_app(redis_url, redis_cluster=redis_cluster) as running:
         running.app.state.service.clock = clock
         yield running
 
@@ -357,14 +357,14 @@ async def eventually_not_503(http: httpx.AsyncClient, player: Player) -> httpx.R
 
 
 async def test_a_worker_does_not_build_on_a_write_the_store_lost(
-    redis_url: str, redis_client: Redis
+    redis_url: str, redis_cluster: bool, redis_client: Redis
 ) -> None:
     """The game's keys go back to an older state behind worker A's back, and another
     worker moves on from there to the same version A has cached.  A's next move must
     apply to the stored game, whose audit then passes."""
     async with (
-        run_app(redis_url) as worker_a,
-        run_app(redis_url) as worker_b,
+        run_app(redis_url, redis_cluster=redis_cluster) as worker_a,
+        run_app(redis_url, redis_cluster=redis_cluster) as worker_b,
         httpx.AsyncClient(base_url=worker_a.base_url, timeout=WAIT * 2) as http_a,
         httpx.AsyncClient(base_url=worker_b.base_url, timeout=WAIT * 2) as http_b,
     ):

@@ -25,6 +25,7 @@ from server import auth, daily
 from server.app import SECRET_KEY, shared_secret
 from server.config import Settings, WeakSecret
 from server.keys import DAILY_SEED, MIN_SECRET_BYTES, TOKEN_SIGNING, derive_key
+from server.redisconn import connect
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Bound on one run of ``python -m server`` refusing to start, in seconds.
@@ -72,8 +73,8 @@ def test_settings_take_a_secret_of_32_bytes_or_none() -> None:
 
 
 @pytest.fixture
-async def redis(redis_url: str) -> AsyncIterator[Redis]:
-    client = Redis.from_url(redis_url, socket_timeout=10)
+async def redis(redis_url: str, redis_cluster: bool) -> AsyncIterator[Redis]:
+    client = connect(redis_url, redis_cluster)
     try:
         yield client
     finally:

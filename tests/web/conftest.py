@@ -49,6 +49,8 @@ SERVER_ENV = (
     "WORKERS",
     "LOG_LEVEL",
     "RANKED_MIN_ACCOUNT_AGE",
+    "REDIS_CLUSTER",
+    "DURABILITY",
 )
 SERVER_START_TIMEOUT = 20.0
 #: Playwright's default bound on every wait, in milliseconds.
