@@ -20,10 +20,13 @@ NOON = opens_ms(DAY) + DAY_MS // 2
 
 
 @pytest.fixture
-async def served(redis_url: str) -> AsyncIterator[tuple[httpx.AsyncClient, Any]]:
+async def served(
+    redis_url: str, redis_cluster: bool
+) -> AsyncIterator[tuple[httpx.AsyncClient, Any]]:
     app = create_app(
         Settings(
             redis_url=redis_url,
+            redis_cluster=redis_cluster,
             secret="replay-viewer-secret-of-at-least-32-bytes",
             ranked_min_account_age=0,
             limits=UNLIMITED,
