@@ -74,6 +74,8 @@ class Limits:
     player_moves_per_minute: int = 600
     #: ``POST /v1/audit`` per player per minute.
     audits_per_minute: int = 6
+    #: Display-name changes (``PUT``/``PATCH /v1/players/me``) per player per hour.
+    name_changes_per_hour: int = 10
     #: Open WebSockets per client address, over every instance.
     max_connections_per_address: int = 64
     #: Frames a WebSocket may send in a burst, and their refill per second.
@@ -122,6 +124,11 @@ LIMIT_OPTIONS: dict[str, tuple[str, str, str]] = {
         "--audits-per-minute",
         "AUDITS_PER_MINUTE",
         "POST /v1/audit per player per minute",
+    ),
+    "name_changes_per_hour": (
+        "--name-changes-per-hour",
+        "NAME_CHANGES_PER_HOUR",
+        "display-name changes (PUT/PATCH /v1/players/me) per player per hour",
     ),
     "max_connections_per_address": (
         "--max-connections-per-address",

@@ -136,6 +136,7 @@ def rates(limits: Limits) -> dict[str, Rate]:
         Rate("player_moves", limits.player_moves_per_minute, MINUTE_MS),
         Rate("audits", limits.audits_per_minute, MINUTE_MS),
         Rate("hints", limits.hints_per_minute, MINUTE_MS),
+        Rate("name_changes", limits.name_changes_per_hour, HOUR_MS),
     ]
     return {rate.kind: rate for rate in table}
 
@@ -490,6 +491,8 @@ def buckets(method: str, path: str, address: str, player: str | None) -> list[tu
     checks = [("address_requests", address)]
     if player is not None:
         checks.append(("player_requests", player))
+    if method in ("PUT", "PATCH") and path == "/v1/players/me":
+        checks.append(("name_changes", player or address))
     if method == "POST":
         if path == "/v1/players":
             checks.append(("players", address))

@@ -402,6 +402,122 @@ AUDIT_PATHS: dict[str, Any] = {
 }
 
 
+NAME = {**rest.NAME, "type": ["string", "null"], "description": "the display name; null: none"}
+SCHEMAS["Player"]["required"].append("name")
+SCHEMAS["Player"]["properties"]["name"] = NAME
+SCHEMAS["LeaderboardEntry"]["properties"]["name"] = NAME
+SCHEMAS["Me"] = {
+    "type": "object",
+    "required": ["player_id", "name", "created_at"],
+    "properties": {
+        "player_id": {"type": "string"},
+        "name": NAME,
+        "created_at": {"type": "integer", "description": "Unix ms"},
+    },
+}
+SCHEMAS["GameSummary"] = {
+    "type": "object",
+    "required": ["id", "game", "daily", "status", "score", "moves", "created_at", "finished_at"],
+    "properties": {
+        "id": {"type": "string"},
+        "game": {"type": "string", "enum": list(GAME_NAMES)},
+        "daily": {"type": ["string", "null"], "description": "the date of a ranked attempt"},
+        "status": {"type": "string", "enum": ["playing", "won", "stuck", "resigned"]},
+        "score": {"type": "integer"},
+        "moves": {"type": "integer", "description": "moves logged, undos included"},
+        "created_at": {"type": "integer"},
+        "finished_at": {"type": ["integer", "null"]},
+    },
+}
+SCHEMAS["GameStats"] = {
+    "type": "object",
+    "description": "over the games that ended, in the order they ended (protocol/REST.md)",
+    "required": ["played", "won", "best_score", "current_streak", "best_streak"],
+    "properties": {
+        "played": {"type": "integer"},
+        "won": {"type": "integer"},
+        "best_score": {"type": ["integer", "null"]},
+        "current_streak": {"type": "integer"},
+        "best_streak": {"type": "integer"},
+    },
+}
+RENAME = {
+    "summary": "Set or remove the caller's display name",
+    "security": SECURED,
+    "requestBody": _request(rest.NAME_BODY, "the new display name (null: none)"),
+    "responses": {"200": _body(_ref("Me"), "the player"), **_errors(400, 401, 409, 413, 415)},
+}
+PLAYER_PATHS: dict[str, Any] = {
+    "/v1/players/me": {
+        "get": {
+            "summary": "The caller's player record",
+            "security": SECURED,
+            "responses": {"200": _body(_ref("Me"), "the player"), **_errors(401)},
+        },
+        "put": RENAME,
+        "patch": RENAME,
+    },
+    "/v1/players/me/games": {
+        "get": {
+            "summary": "The caller's games, newest first, in pages",
+            "security": SECURED,
+            "parameters": rest.MY_GAMES_QUERY,
+            "responses": {
+                "200": _body(
+                    {
+                        "type": "object",
+                        "required": ["player_id", "games", "next"],
+                        "properties": {
+                            "player_id": {"type": "string"},
+                            "games": {"type": "array", "items": _ref("GameSummary")},
+                            "next": {"type": ["string", "null"]},
+                        },
+                    },
+                    "a page",
+                ),
+                **_errors(400, 401),
+            },
+        }
+    },
+    "/v1/players/me/stats": {
+        "get": {
+            "summary": "The caller's stats per game: played, won, best score, streaks",
+            "security": SECURED,
+            "responses": {
+                "200": _body(
+                    {
+                        "type": "object",
+                        "required": ["player_id", "games"],
+                        "properties": {
+                            "player_id": {"type": "string"},
+                            "games": {
+                                "type": "object",
+                                "required": list(GAME_NAMES),
+                                "properties": {name: _ref("GameStats") for name in GAME_NAMES},
+                            },
+                        },
+                    },
+                    "the stats",
+                ),
+                **_errors(401),
+            },
+        }
+    },
+    "/v1/games/{id}/verdict": {
+        "get": {
+            "summary": "The audit verdict of a finished game (a ranked one: after its day "
+            "closed), computed once and kept",
+            "parameters": [GAME_ID],
+            "security": OPTIONAL_AUTH,
+            "responses": {
+                "200": _body(_ref("Verdict"), "the verdict"),
+                **_errors(401, 403, 404, 409, 503),
+            },
+        }
+    },
+}
+
+
 def openapi_document() -> dict[str, Any]:
     document: dict[str, Any] = {
         "openapi": "3.1.0",
@@ -443,9 +559,13 @@ def openapi_document() -> dict[str, Any]:
             },
             "/v1/players": {
                 "post": {
-                    "summary": "Create an anonymous player and its bearer token (30 days)",
-                    "requestBody": _request(rest.EMPTY_BODY, "nothing (or {})", False),
-                    "responses": {"201": _body(_ref("Player"), "the player"), **_errors(400)},
+                    "summary": "Create a player (a display name if given) and its bearer "
+                    "token (30 days)",
+                    "requestBody": _request(rest.PLAYER_BODY, "nothing, {} or a name", False),
+                    "responses": {
+                        "201": _body(_ref("Player"), "the player"),
+                        **_errors(400, 409, 413, 415),
+                    },
                 }
             },
             "/v1/games": {
@@ -545,6 +665,7 @@ def openapi_document() -> dict[str, Any]:
             },
             **DAILY_PATHS,
             **AUDIT_PATHS,
+            **PLAYER_PATHS,
         },
     }
     # Every /v1 route draws on the rate limits (README.md, "Limits").

@@ -21,14 +21,18 @@ from server.config import Limits
 from server.dailies import CATCH_UP_DAYS, NOT_READY_RETRY_MS, Choice, load_choice
 from server.errors import ApiError
 from server.leaderboard import Entry, Leaderboards
+from server.players import valid_name
 from server.rules import (
     GAMES,
+    UNDO,
     Game,
     IllegalMove,
     Move,
+    Op,
     UnknownGame,
     load_game,
     new_game,
+    undo_logged,
 )
 from server.store import RANKED_TTL, Store, StoredGame
 
@@ -150,6 +154,7 @@ class GameService:
         #: Seconds an account must exist before it may start a ranked attempt (0: none).
         self.ranked_min_account_age = ranked_min_account_age
         self.leaderboards = Leaderboards(store.redis)
+        self.players = store.players
         self.secret = secret
         #: Moves a game takes before only ``resign`` is (README.md, "Limits").
         self.max_moves_per_game = Limits.max_moves_per_game
@@ -160,13 +165,70 @@ class GameService:
 
     # -- players ------------------------------------------------------------
 
-    async def create_player(self) -> dict[str, str]:
+    async def create_player(self, name: object = None) -> dict[str, Any]:
+        """A new player, named ``name`` if given (claimed before the player exists, so
+        a taken name creates nothing)."""
         player_id = auth.new_player_id()
+        display = None if name is None else valid_name(name)
+        if display is not None:
+            await self.players.set_name(player_id, display, self.clock(), self.store.player_ttl())
         await self.store.add_player(player_id, self.clock())
         return {
             "player_id": player_id,
             "token": auth.issue_token(self.secret, player_id, time.time()),
+            "name": display,
         }
+
+    async def me(self, player_id: str) -> dict[str, Any]:
+        created_at = await self.store.player_created_at(player_id, self.clock())
+        name = await self.players.name(player_id)
+        return {"player_id": player_id, "name": name, "created_at": created_at}
+
+    async def rename(self, player_id: str, name: object) -> dict[str, Any]:
+        """Set (a string) or clear (None) the player's display name."""
+        display = None if name is None else valid_name(name)
+        await self.players.set_name(player_id, display, self.clock(), self.store.player_ttl())
+        return await self.me(player_id)
+
+    async def my_games(self, player_id: str, cursor: str | None, limit: int) -> dict[str, Any]:
+        """A page of the player's games, newest first (``REST.md``, "Players")."""
+        members, next_cursor = await self.players.history(player_id, cursor, limit)
+        ids = [member.split(".", 1)[1] for member in members]
+        games, gone = [], []
+        for member, stored in zip(members, await self.store.load_many(ids), strict=True):
+            if stored is None or stored.owner != player_id:
+                gone.append(member)
+                continue
+            games.append(
+                {
+                    "id": stored.id,
+                    "game": stored.game,
+                    "daily": stored.daily or None,
+                    "status": stored.status,
+                    "score": stored.score,
+                    "moves": stored.moves,
+                    "created_at": stored.created_at,
+                    "finished_at": stored.finished_at or None,
+                }
+            )
+        # Expired games leave the history when a page meets them.
+        await self.players.forget_games(player_id, gone)
+        return {"player_id": player_id, "games": games, "next": next_cursor}
+
+    async def my_stats(self, player_id: str) -> dict[str, Any]:
+        return {"player_id": player_id, "games": await self.players.stats(player_id)}
+
+    async def _record_finish(self, stored: StoredGame, game: Game) -> None:
+        """Count a game that just ended in its player's stats (one round trip)."""
+        await self.players.record_finish(
+            stored.owner,
+            stored.id,
+            stored.game,
+            game.status == "won",
+            game.score,
+            stored.finished_at,
+            self.store.player_ttl(stored.ranked),
+        )
 
     def authenticate(self, token: object) -> str:
         return auth.verify_token(self.secret, token, time.time())
@@ -271,6 +333,8 @@ class GameService:
         if not await self.store.create_game(stored, outbox):
             stored = await self.load(game_id)
             game = load_game(stored.state)
+        elif game.is_over:
+            await self._record_finish(stored, game)
         return stored, game
 
     # -- daily challenges -----------------------------------------------------
@@ -501,9 +565,14 @@ class GameService:
                 version=stored.version,
             )
         score_before = game.score
+        if move == UNDO and stored.ranked:
+            self._put(stored, game)
+            raise ApiError(
+                "undo_ranked", "undo is for casual games: a ranked game takes none", version=version
+            )
         try:
             # The normal form is what is logged and chained (ASCII, no stray spaces).
-            move = Move(move)
+            move = UNDO if move == UNDO else Move(move)
             if stored.moves >= self.max_moves_per_game and move != "resign":
                 self._put(stored, game)
                 raise ApiError(
@@ -511,7 +580,10 @@ class GameService:
                     f"the game took its {self.max_moves_per_game} moves: only 'resign' is left",
                     version=stored.version,
                 )
-            ops = game.play(move)
+            if move == UNDO:
+                game, ops = await self._undo(stored, game)
+            else:
+                ops = game.play(move)
         except IllegalMove as error:
             self._put(stored, game)
             if move_id and await self.store.move_id_version(game_id, move_id) is not None:
@@ -562,6 +634,8 @@ class GameService:
             self._put(new, game)
             if outbox:
                 await self.drain_outbox(game_id, outbox)
+            if game.is_over:
+                await self._record_finish(new, game)
             if not result.replicated:
                 raise not_replicated(result.version)
             reply = {
@@ -582,6 +656,19 @@ class GameService:
             version=result.version,
         )
 
+    async def _undo(self, stored: StoredGame, game: Game) -> tuple[Game, list[Op]]:
+        """``undo`` on ``stored`` (``game``): its moves still in effect but the last,
+        replayed from the deal (:func:`~server.rules.undo_logged`). The log is read only
+        for an undo, so other moves cost nothing more; the replay is bounded by
+        ``max_moves_per_game`` (``benchmarks/undo.py``)."""
+        if game.status != "playing":  # before reading the log: a final game stays final
+            raise IllegalMove(f"the game is over ({game.status})", "game_over")
+        entries = await self.store.log(stored.id)
+        moves = [entry["move"] for entry in entries if entry["version"] <= stored.version]
+        if len(moves) != stored.version:
+            raise ApiError("stale", "the game changed meanwhile", version=len(entries))
+        return undo_logged(game, new_game(stored.game, stored.seed), moves)
+
     async def _duplicate(self, game_id: str, move_id: str) -> tuple[dict[str, Any], None, Game]:
         """A move id already applied: the game as it is now (``version``, and the
         game), and the version that move produced (``applied_version``)."""
@@ -592,6 +679,8 @@ class GameService:
         game = load_game(stored.state)
         if stored.ranked:  # the board update may be what failed the first time
             await self.drain_outbox(game_id)
+        if game.is_over:  # and so may the stats' update (they count a game once)
+            await self._record_finish(stored, game)
         reply = {"version": stored.version, "applied_version": applied, "duplicate": True}
         return reply, None, game
 

@@ -23,6 +23,8 @@ atomically:
   without a new game, or, once the player starts a ranked daily attempt, no sooner
   than that game and its leaderboard (:data:`RANKED_PLAYER_TTL`)
 * ``daily:{game:date}:attempts`` hash: player id -> id of their ranked game
+* ``game:{id}:verdict``  string: the JSON verdict of a finished game, once computed
+* the player's history, stats and display name: ``server.players``
 
 Patches are published on the shard channel ``game:{id}`` (``SPUBLISH``: on a
 cluster only the shard owning the game's slot carries it) from inside the move
@@ -38,6 +40,7 @@ from typing import Any
 from redis.exceptions import NoScriptError, ResponseError
 
 from server.config import PLAYER_IDLE_TTL
+from server.players import Players, player_key
 from server.redisconn import RedisNodes
 
 #: Patches kept per game for resync; an older gap gets a full snapshot.
@@ -160,10 +163,6 @@ return seen
 """
 
 
-def player_key(player_id: str) -> str:
-    return f"player:{{{player_id}}}"
-
-
 def game_key(game_id: str) -> str:
     return f"game:{{{game_id}}}"
 
@@ -239,6 +238,7 @@ class Store:
         self._create = redis.register_script(CREATE_SCRIPT)
         self._assist = redis.register_script(ASSIST_SCRIPT)
         self._clear_outbox = redis.register_script(CLEAR_OUTBOX_SCRIPT)
+        self.players = Players(redis)
 
     async def ping(self) -> bool:
         return bool(await self.redis.ping())
@@ -250,11 +250,22 @@ class Store:
             pipe.expire(key, self.player_idle_ttl)
             await pipe.execute()
 
-    async def touch_player(self, player_id: str, ranked: bool = False) -> None:
-        """Keep the player's record at least ``player_idle_ttl`` seconds more, or as long
-        as a ranked attempt (never shortened)."""
-        ttl = max(self.player_idle_ttl, RANKED_PLAYER_TTL if ranked else 0)
-        await self.redis.expire(player_key(player_id), ttl, gt=True)
+    def player_ttl(self, ranked: bool = False) -> int:
+        """Seconds a player's keys live after a new game (a ranked one: as long as it)."""
+        return max(self.player_idle_ttl, RANKED_PLAYER_TTL if ranked else 0)
+
+    async def touch_player(
+        self, player_id: str, now_ms: int, ranked: bool = False, new_game: str = ""
+    ) -> None:
+        """Keep the player's keys at least ``player_ttl`` seconds more (never shortened),
+        listing ``new_game`` (created ``now_ms``) in their history; one round trip."""
+        ttl = self.player_ttl(ranked)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.expire(player_key(player_id), ttl, gt=True)
+            if new_game:
+                self.players.index_game(pipe, player_id, now_ms, new_game)
+            self.players.keep(pipe, player_id, ttl, RANKED_TTL * 1000, now_ms)
+            await pipe.execute()
 
     async def player_created_at(self, player_id: str, now_ms: int) -> int:
         """When the player's record was created; a player with no record (it may have
@@ -277,11 +288,32 @@ class Store:
         created = bool(await self._create(keys=[game_key(stored.id)], args=[ttl, *fields]))
         # A new game is activity; a ranked one keeps its player as long as itself.
         # (Another slot than the game's: not in the game's script.)
-        await self.touch_player(stored.owner, ranked=stored.ranked)
+        new_game = stored.id if created else ""
+        await self.touch_player(stored.owner, stored.created_at, stored.ranked, new_game)
         return created
 
     async def load(self, game_id: str) -> StoredGame | None:
         return self._stored(game_id, await self.redis.hmget(game_key(game_id), READ_FIELDS))
+
+    async def load_many(self, game_ids: list[str]) -> list[StoredGame | None]:
+        """Several records in one pipelined round trip (in a cluster, one per slot)."""
+        if not game_ids:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.hmget(game_key(game_id), GAME_FIELDS)
+            values = await pipe.execute()
+        return [self._stored(game_id, row) for game_id, row in zip(game_ids, values, strict=True)]
+
+    async def cached_verdict(self, game_id: str) -> bytes | None:
+        """The stored verdict of a finished game, if one was computed."""
+        value = await self.redis.get(f"{game_key(game_id)}:verdict")
+        return None if value is None else bytes(value)
+
+    async def cache_verdict(self, game_id: str, verdict: bytes, ranked: bool) -> None:
+        """Keep a finished game's verdict as long as the game itself is kept."""
+        ttl = time_to_live(ranked, finished=True)
+        await self.redis.set(f"{game_key(game_id)}:verdict", verdict, ex=ttl)
 
     async def load_with_log(self, game_id: str) -> tuple[StoredGame | None, list[dict[str, Any]]]:
         """The record and its move log, read in one atomic step (so they agree)."""

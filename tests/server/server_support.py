@@ -167,7 +167,7 @@ class Api:
         response = await self.http.post("/v1/players")
         assert response.status_code == 201, response.text
         body = response.json()
-        assert set(body) == {"player_id", "token"}, body
+        assert set(body) == {"player_id", "token", "name"}, body
         return Player(body["player_id"], body["token"])
 
     async def create_game(self, player: Player, game: str, seed: str | None = None) -> Any:
@@ -372,7 +372,14 @@ def apply_patch(view: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
                 source = pile_of(view, op["from"])
                 assert source and source[-1] == op["card"], (op, source)
                 source.pop()
-            pile_of(view, op["to"]).append(op["card"])
+            if op["to"] == "stock":  # an undo puts a card back
+                view["stock"]["count"] += 1
+                if "top" in view["stock"]:
+                    view["stock"]["top"] = op["card"]
+            else:
+                pile_of(view, op["to"]).append(op["card"])
+        elif kind == "redeals_left":
+            view["redeals_left"] = op["count"]
         elif kind == "reveal":
             view[op["pile"]]["top"] = op["card"]
         elif kind == "set":

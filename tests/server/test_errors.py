@@ -177,7 +177,7 @@ REST_CASES: dict[str, tuple[int, list[tuple[str, Request]]]] = {
         400,
         [
             ("extra field", post_move(colour="red")),
-            ("player body", lambda h, c: h.post("/v1/players", json={"name": "x"})),
+            ("player body", lambda h, c: h.post("/v1/players", json={"nickname": "x"})),
         ],
     ),
     "missing_field": (
@@ -565,6 +565,9 @@ async def test_every_error_code_is_covered() -> None:
         "hints_ranked": "test_hints.py",
         "hints_busy": "test_hints.py",
         "daily_not_ready": "tests/daily/test_selection.py",
+        "undo_ranked": "tests/server/test_undo_moves.py",
+        "name_taken": "tests/server/test_players.py",
+        "not_finished": "tests/server/test_players.py",
     }
     covered = set(REST_CASES) | set(WS_CASES) | set(elsewhere)
     assert covered == set(ERROR_CODES)
