@@ -417,11 +417,22 @@ SCHEMAS["Me"] = {
 }
 SCHEMAS["GameSummary"] = {
     "type": "object",
-    "required": ["id", "game", "daily", "status", "score", "moves", "created_at", "finished_at"],
+    "required": [
+        "id",
+        "game",
+        "daily",
+        "status",
+        "score",
+        "moves",
+        "created_at",
+        "finished_at",
+        "assisted",
+    ],
     "properties": {
         "id": {"type": "string"},
         "game": {"type": "string", "enum": list(GAME_NAMES)},
         "daily": {"type": ["string", "null"], "description": "the date of a ranked attempt"},
+        "assisted": {"type": "boolean", "description": "a hint was taken in it"},
         "status": {"type": "string", "enum": ["playing", "won", "stuck", "resigned"]},
         "score": {"type": "integer"},
         "moves": {"type": "integer", "description": "moves logged, undos included"},

@@ -209,6 +209,7 @@ class GameService:
                     "moves": stored.moves,
                     "created_at": stored.created_at,
                     "finished_at": stored.finished_at or None,
+                    "assisted": stored.assisted,
                 }
             )
         # Expired games leave the history when a page meets them.

@@ -301,7 +301,7 @@ class Store:
             return []
         async with self.redis.pipeline(transaction=False) as pipe:
             for game_id in game_ids:
-                pipe.hmget(game_key(game_id), GAME_FIELDS)
+                pipe.hmget(game_key(game_id), READ_FIELDS)
             values = await pipe.execute()
         return [self._stored(game_id, row) for game_id, row in zip(game_ids, values, strict=True)]
 
