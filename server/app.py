@@ -25,10 +25,11 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from server import metrics, rest, web
 from server.codec import respond, wants_msgpack
 from server.config import Settings, WeakSecret
+from server.dailies import DailySelector
 from server.errors import ApiError
 from server.hub import Hub
 from server.keys import MIN_SECRET_BYTES
-from server.limits import AuditPool, Limiter, RateLimits, retry_after_header
+from server.limits import AuditPool, HintPool, Limiter, RateLimits, retry_after_header
 from server.logs import RequestIds
 from server.openapi import openapi_document
 from server.service import GameService
@@ -178,6 +179,7 @@ ROUTES: list[Any] = [
     Route("/v1/games", rest.create_game, methods=["POST"]),
     Route("/v1/games/{id}", rest.get_game, methods=["GET"]),
     Route("/v1/games/{id}/moves", rest.post_move, methods=["POST"]),
+    Route("/v1/games/{id}/hint", rest.post_hint, methods=["POST"]),
     Route("/v1/games/{id}/log", rest.get_log, methods=["GET"]),
     Route("/v1/games/{id}/replay", rest.get_replay, methods=["GET"]),
     Route("/v1/games/{id}/verdict", rest.get_verdict, methods=["GET"]),
@@ -224,11 +226,21 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
         app.state.service.max_moves_per_game = settings.limits.max_moves_per_game
         app.state.limits = Limiter(client, settings.limits)
         app.state.audit_pool = AuditPool(settings.limits)
+        app.state.hint_pool = HintPool(settings.limits)
+        service = app.state.service
+        # The service's clock is read at each pass (tests move it).
+        app.state.dailies = DailySelector(
+            client, service.secret, settings.daily, lambda: service.clock()
+        )
+        service.request_daily = app.state.dailies.request
         app.state.hub = Hub(client)
         await app.state.hub.start()
+        app.state.dailies.start()
         try:
             yield
         finally:
+            await app.state.dailies.stop()
+            app.state.hint_pool.stop()
             await app.state.hub.stop()
             await app.state.limits.stop()
             app.state.audit_pool.stop()

@@ -77,6 +77,11 @@ class Limits:
     #: Audits run at once per process, and audits waiting for a turn.
     audit_workers: int = 1
     audit_queue: int = 8
+    #: ``POST /v1/games/{id}/hint`` per player per minute.
+    hints_per_minute: int = 20
+    #: Hints computed at once per process, and hints waiting for a turn.
+    hint_workers: int = 1
+    hint_queue: int = 4
 
 
 #: field -> (flag, environment variable, help)
@@ -138,7 +143,59 @@ LIMIT_OPTIONS: dict[str, tuple[str, str, str]] = {
     ),
     "audit_workers": ("--audit-workers", "AUDIT_WORKERS", "audits run at once per process"),
     "audit_queue": ("--audit-queue", "AUDIT_QUEUE", "audits waiting per process"),
+    "hints_per_minute": (
+        "--hints-per-minute",
+        "HINTS_PER_MINUTE",
+        "POST /v1/games/{id}/hint per player per minute",
+    ),
+    "hint_workers": ("--hint-workers", "HINT_WORKERS", "hints computed at once per process"),
+    "hint_queue": ("--hint-queue", "HINT_QUEUE", "hints waiting per process"),
 }
+
+
+@dataclass(frozen=True)
+class DailySelection:
+    """The solver's budget for choosing a day's deal (``server.dailies``)."""
+
+    #: Positions the solver searches per candidate deal.
+    candidate_nodes: int = 200_000
+    #: Candidates tried at most per game and day.
+    candidates: int = 40
+    #: Seconds of selection at most per game and day.
+    seconds: float = 120.0
+
+    def __post_init__(self) -> None:
+        if self.candidate_nodes < 1 or self.candidates < 1 or self.seconds <= 0:
+            raise ValueError("the daily selection budgets are positive")
+
+
+#: field -> (flag, environment variable, help)
+DAILY_OPTIONS: dict[str, tuple[str, str, str]] = {
+    "candidate_nodes": (
+        "--daily-candidate-nodes",
+        "DAILY_CANDIDATE_NODES",
+        "positions the solver searches per candidate daily deal",
+    ),
+    "candidates": (
+        "--daily-candidates",
+        "DAILY_CANDIDATES",
+        "candidate deals tried at most per game and day",
+    ),
+    "seconds": (
+        "--daily-selection-seconds",
+        "DAILY_SELECTION_SECONDS",
+        "seconds of selection at most per game and day",
+    ),
+}
+
+
+def daily_selection_from_environment() -> DailySelection:
+    values: dict[str, Any] = {}
+    for name, (_, env, _) in DAILY_OPTIONS.items():
+        if env in os.environ:
+            kind = float if name == "seconds" else int
+            values[name] = kind(os.environ[env])
+    return DailySelection(**values)
 
 
 def on_off(text: str) -> bool:
@@ -200,6 +257,8 @@ class Settings:
     max_header_bytes: int = 64 * 1024
     #: Seconds a client has to send a whole request head.
     header_timeout: float = 10.0
+    #: The solver's budget for choosing the dailies.
+    daily: DailySelection = DailySelection()
 
     def __post_init__(self) -> None:
         check_secret(self.secret)
@@ -231,6 +290,7 @@ class Settings:
             "player_idle_ttl": int(os.environ.get("PLAYER_IDLE_TTL", cls.player_idle_ttl)),
             "max_header_bytes": int(os.environ.get("MAX_HEADER_BYTES", cls.max_header_bytes)),
             "header_timeout": float(os.environ.get("HEADER_TIMEOUT", cls.header_timeout)),
+            "daily": daily_selection_from_environment(),
         }
 
     @classmethod
@@ -324,6 +384,14 @@ class Settings:
             default=defaults.header_timeout,
             help="seconds to receive a whole request head (HEADER_TIMEOUT; default 10)",
         )
+        for name, (flag, env, text) in DAILY_OPTIONS.items():
+            parser.add_argument(
+                flag,
+                type=float if name == "seconds" else count,
+                dest=f"daily_{name}",
+                default=getattr(defaults.daily, name),
+                help=f"{text} ({env}; default {getattr(DailySelection, name)})",
+            )
         args = parser.parse_args(argv)
         limits = Limits(
             rate_limits=args.rate_limits, **{name: getattr(args, name) for name in LIMIT_OPTIONS}
@@ -331,6 +399,9 @@ class Settings:
         if args.ranked_min_account_age < 0:
             parser.error("--ranked-min-account-age is 0 (off) or a number of seconds")
         try:
+            selection = DailySelection(
+                **{name: getattr(args, f"daily_{name}") for name in DAILY_OPTIONS}
+            )
             return cls(
                 host=args.host,
                 port=args.port,
@@ -346,6 +417,7 @@ class Settings:
                 player_idle_ttl=args.player_idle_ttl,
                 max_header_bytes=args.max_header_bytes,
                 header_timeout=args.header_timeout,
+                daily=selection,
             )
         except ValueError as error:  # WeakSecret included
             parser.error(str(error))
@@ -371,6 +443,7 @@ class Settings:
             "PLAYER_IDLE_TTL": str(self.player_idle_ttl),
             "MAX_HEADER_BYTES": str(self.max_header_bytes),
             "HEADER_TIMEOUT": str(self.header_timeout),
+            **{env: str(getattr(self.daily, name)) for name, (_, env, _) in DAILY_OPTIONS.items()},
         }
 
 

@@ -87,6 +87,8 @@ SCHEMAS: dict[str, Any] = {
                 "items": {"type": "string"},
                 "description": "move texts; null unless the caller owns the game",
             },
+            "daily": {"type": ["string", "null"], "description": "a ranked game's day"},
+            "assisted": {"type": "boolean", "description": "a hint was taken in this game"},
         },
     },
     "Patch": {
@@ -114,6 +116,7 @@ SCHEMAS: dict[str, Any] = {
             "status": {"type": "string"},
             "version": {"type": "integer"},
             "seed": {"type": ["string", "null"], "description": "null while the game is on"},
+            "assisted": {"type": "boolean", "description": "a hint was taken in this game"},
             "next": {
                 "type": ["string", "null"],
                 "description": "the cursor of the next page (pass as ?after=); null on the last",
@@ -157,6 +160,40 @@ SCHEMAS["Challenge"] = {
         "seconds_to_next": {"type": "integer"},
         "closed": {"type": "boolean"},
         "seed": {"type": ["string", "null"], "description": "null until the day closes"},
+        "winnable": {"type": "boolean", "description": "the solver proved the deal winnable"},
+        "proven_score": {
+            "type": "integer",
+            "description": "the most cards on the foundations the solver reached",
+        },
+        "total_cards": {"type": "integer"},
+        "candidate": {
+            "type": ["integer", "null"],
+            "description": "the chosen candidate k (DAILY.md); null until the day closes",
+        },
+        "par": {
+            "type": ["object", "null"],
+            "description": "the solver's line on the deal; null until the day closes",
+            "properties": {
+                "moves": {"type": "array", "items": {"type": "string"}},
+                "length": {"type": "integer"},
+                "won": {"type": "boolean"},
+            },
+        },
+    },
+}
+SCHEMAS["Hint"] = {
+    "type": "object",
+    "required": ["game_id", "version", "move", "win_chance", "samples", "assisted"],
+    "properties": {
+        "game_id": {"type": "string"},
+        "version": {"type": "integer", "description": "the position the hint is for"},
+        "move": {"type": "string", "description": "a legal move text"},
+        "win_chance": {
+            "type": "number",
+            "description": "share of sampled stock orders the solver won from here",
+        },
+        "samples": {"type": "integer", "description": "stock orders sampled"},
+        "assisted": {"const": True},
     },
 }
 SCHEMAS["LeaderboardEntry"] = {
@@ -197,6 +234,7 @@ SCHEMAS["Replay"] = {
         "score": {"type": "integer"},
         "moves": {"type": "array", "items": {"type": "object"}},
         "chain_head": {"type": "string"},
+        "assisted": {"type": "boolean", "description": "a hint was taken in this game"},
     },
 }
 GAME_NAME = {"name": "game", "in": "path", "required": True, "schema": {"enum": list(GAME_NAMES)}}
@@ -234,9 +272,10 @@ DAILY_PATHS: dict[str, Any] = {
     },
     "/v1/daily/{game}": {
         "get": {
-            "summary": "Today's challenge: commitment, opening and closing times",
+            "summary": "Today's challenge: commitment, opening and closing times, whether "
+            "the deal is proven winnable (or its proven score)",
             "parameters": [GAME_NAME],
-            "responses": {"200": _body(_ref("Challenge"), "today's"), **_errors(404)},
+            "responses": {"200": _body(_ref("Challenge"), "today's"), **_errors(404, 503)},
         },
         "post": {
             "summary": "Start (or resume) the caller's one ranked attempt at today's challenge",
@@ -258,9 +297,13 @@ DAILY_PATHS: dict[str, Any] = {
     },
     "/v1/daily/{game}/{date}": {
         "get": {
-            "summary": "A day's challenge; its seed once the day has closed",
+            "summary": "A day's challenge; its seed, candidate and par line once the day "
+            "has closed",
             "parameters": [GAME_NAME, DATE],
-            "responses": {"200": _body(_ref("Challenge"), "that day's"), **_errors(400, 404)},
+            "responses": {
+                "200": _body(_ref("Challenge"), "that day's"),
+                **_errors(400, 404, 503),
+            },
         }
     },
     "/v1/leaderboards/{game}/{date}": {
@@ -706,6 +749,19 @@ def openapi_document() -> dict[str, Any]:
                             "the new snapshot and the patch (null for a repeated move_id)",
                         ),
                         **_errors(400, 401, 403, 404, 409, 413, 415, 422),
+                    },
+                }
+            },
+            "/v1/games/{id}/hint": {
+                "post": {
+                    "summary": "A hint for the owner of a casual game: a legal move and the "
+                    "estimated chance of winning, from what the player sees; marks the game "
+                    "assisted",
+                    "parameters": [GAME_ID],
+                    "security": SECURED,
+                    "responses": {
+                        "200": _body(_ref("Hint"), "the hint"),
+                        **_errors(400, 401, 403, 404, 409, 413, 415, 503),
                     },
                 }
             },

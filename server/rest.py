@@ -14,7 +14,8 @@ from server.audit import AUDIT_BODY_BYTES, audit, audit_stored
 from server.auth import bearer_token
 from server.codec import check_fields, decode_body, read_body, read_raw, respond
 from server.errors import ApiError
-from server.limits import AuditPool
+from server.hints import hint
+from server.limits import AuditPool, HintPool
 from server.players import HISTORY_PAGE
 from server.rules import GAMES
 from server.service import GameService
@@ -127,6 +128,27 @@ async def post_move(request: Request) -> Response:
     return respond(request, answer)
 
 
+async def post_hint(request: Request) -> Response:
+    """A hint for the owner of a casual game (``REST.md``): the fair solver's move and
+    chance of winning, computed in the bounded hint pool; the game is marked assisted."""
+    player_id = player(request)
+    check_fields(await read_body(request), {})
+    service = service_of(request)
+    pool: HintPool = request.app.state.hint_pool
+    stored, game = await service.hint_position(request.path_params["id"], player_id)
+    advice = await pool.run(hint, stored.game, game.view(), stored.id, stored.version)
+    await service.mark_assisted(stored)
+    answer = {
+        "game_id": stored.id,
+        "version": stored.version,
+        "move": advice.move,
+        "win_chance": advice.win_chance,
+        "samples": advice.samples,
+        "assisted": True,
+    }
+    return respond(request, answer)
+
+
 async def get_log(request: Request) -> Response:
     """One page of the log: ``limit`` moves after the cursor ``after`` (``REST.md``)."""
     limit = query_int(request, "limit", LOG_PAGE, 1, LOG_PAGE)
@@ -157,7 +179,8 @@ def query_int(request: Request, name: str, default: int, low: int, high: int) ->
 
 async def get_daily(request: Request) -> Response:
     params = request.path_params
-    return respond(request, service_of(request).challenge(params["game"], params.get("date")))
+    challenge = await service_of(request).challenge(params["game"], params.get("date"))
+    return respond(request, challenge)
 
 
 async def start_daily(request: Request) -> Response:

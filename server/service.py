@@ -17,6 +17,7 @@ from protocol.rng import InvalidSeed, random_seed, validate_seed
 from server import auth, daily, keys
 from server.codec import pack
 from server.config import Limits
+from server.dailies import NOT_READY_RETRY_MS, Choice, load_choice
 from server.errors import ApiError
 from server.leaderboard import Entry, Leaderboards
 from server.players import valid_name
@@ -64,6 +65,7 @@ def snapshot(stored: StoredGame, game: Game, viewer: str | None) -> dict[str, An
         "view": game.view(),
         "legal_moves": game.legal_moves() if owner else None,
         "daily": stored.daily or None,
+        "assisted": stored.assisted,
     }
 
 
@@ -127,6 +129,8 @@ class GameService:
         self.secret = secret
         #: Moves a game takes before only ``resign`` is (README.md, "Limits").
         self.max_moves_per_game = Limits.max_moves_per_game
+        #: Called with a day whose choice was missing (the app's selector picks it up).
+        self.request_daily: Callable[[str], None] = lambda date: None
         # game id -> (stored record, decoded game at that record's version)
         self._cache: OrderedDict[str, tuple[StoredGame, Game]] = OrderedDict()
 
@@ -213,7 +217,7 @@ class GameService:
                 raise ApiError(
                     "invalid_field", "give a seed or a daily date, not both", field="seed"
                 )
-            seed = self.closed_daily_seed(name, practice)
+            seed = await self.closed_daily_seed(name, practice)
         elif seed is None:
             seed = random_seed()
         try:
@@ -223,7 +227,7 @@ class GameService:
         stored, game = await self._deal(new_game_id(), owner, name, seed)
         return snapshot(stored, game, owner)
 
-    def closed_daily_seed(self, name: str, date: str) -> str:
+    async def closed_daily_seed(self, name: str, date: str) -> str:
         """The seed of a day's challenge once the day has closed (it is public then)."""
         now = self.clock()
         try:
@@ -237,7 +241,25 @@ class GameService:
             raise ApiError(
                 "daily_open", f"the {date} challenge is open until {closes}", closes=closes
             )
-        return daily.daily_seed(self.secret, name, date)
+        return (await self.daily_choice(name, date))[0]
+
+    async def daily_choice(self, name: str, date: str) -> tuple[str, Choice]:
+        """The seed and choice of ``name``'s challenge on ``date``, or ``daily_not_ready``
+        while the background selection has not stored it (it is asked to, never here)."""
+        choice = await load_choice(self.store.redis, name, date)
+        if choice is None:
+            self.request_daily(date)
+            raise ApiError(
+                "daily_not_ready",
+                f"the {name} {date} deal is still being chosen; retry shortly",
+                retry_after_ms=NOT_READY_RETRY_MS,
+            )
+        return daily.candidate_seed(self.secret, name, date, choice.k), choice
+
+    async def chosen_daily_seed(self, name: str, date: str) -> str | None:
+        """The seed of a day's chosen deal; None when none has been chosen."""
+        choice = await load_choice(self.store.redis, name, date)
+        return None if choice is None else daily.candidate_seed(self.secret, name, date, choice.k)
 
     async def _deal(
         self,
@@ -283,9 +305,13 @@ class GameService:
 
     # -- daily challenges -----------------------------------------------------
 
-    def challenge(self, name: object, date: str | None = None) -> dict[str, Any]:
+    async def challenge(self, name: object, date: str | None = None) -> dict[str, Any]:
         now = self.clock()
-        return daily.challenge(self.secret, check_game_name(name), date or daily.today(now), now)
+        name = check_game_name(name)
+        date = date or daily.today(now)
+        daily.check_open(date, now)
+        seed, choice = await self.daily_choice(name, date)
+        return daily.challenge(name, date, now, seed, choice)
 
     async def start_daily(
         self,
@@ -304,6 +330,7 @@ class GameService:
         now = self.clock()
         date = daily.today(now)
         game_id = daily_game_id(self.secret, name, date, player_id)
+        seed, _ = await self.daily_choice(name, date)
         existing = await self.store.daily_attempt(name, date, player_id)
         if existing is not None:
             stored_game = await self.store.load(existing)
@@ -326,7 +353,7 @@ class GameService:
             game_id,
             player_id,
             name,
-            daily.daily_seed(self.secret, name, date),
+            seed,
             daily=date,
             client_hash=scouting_hash(self.secret, date, "addr", client_address),
             install_hash=scouting_hash(self.secret, date, "install", install_id),
@@ -640,6 +667,7 @@ class GameService:
             "status": stored.status,
             "version": stored.version,
             "seed": stored.seed if self.seed_revealed(stored) else None,
+            "assisted": stored.assisted,
             "moves": moves,
             "next": cursor,
         }
@@ -676,9 +704,32 @@ class GameService:
             "finished_at": stored.finished_at or None,
             "status": stored.status,
             "score": stored.score,
+            "assisted": stored.assisted,
             "moves": moves,
             "chain_head": stored.chain_head,
         }
+
+    # -- hints -------------------------------------------------------------------
+
+    async def hint_position(self, game_id: object, player_id: str) -> tuple[StoredGame, Game]:
+        """The game a hint is asked for, if its owner may have one: ``forbidden`` for
+        anyone else (``daily_open`` for an open day's ranked game, as every read),
+        ``hints_ranked`` in a ranked attempt, ``game_over`` once it ended."""
+        stored = await self.readable(game_id, player_id)
+        if stored.owner != player_id:
+            raise ApiError("forbidden", "only the game's owner may ask for a hint")
+        if stored.ranked:
+            raise ApiError("hints_ranked", "hints are for casual games, not a ranked attempt")
+        game = load_game(stored.state)
+        if game.is_over:
+            raise ApiError("game_over", f"the game is over ({game.status})")
+        return stored, game
+
+    async def mark_assisted(self, stored: StoredGame) -> None:
+        """Record that a hint was taken (snapshot, log and export say ``assisted``)."""
+        if not await self.store.mark_assisted(stored.id):
+            raise ApiError("unknown_game", f"no game {stored.id!r} (it may have expired)")
+        self._cache.pop(stored.id, None)
 
     async def resync(self, game_id: str, version: int | None) -> list[bytes] | None:
         """Patches after ``version``, or None when the client needs a snapshot."""

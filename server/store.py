@@ -8,7 +8,8 @@ atomically:
   ranked daily game, else empty), version, state (engine msgpack), status,
   score, moves, deal_hash, chain_head, created_at, updated_at, finished_at
   (Unix ms; 0 while playing); for a ranked game also client_hash and
-  install_hash (the attempt's scouting trace, ``protocol/DAILY.md``)
+  install_hash (the attempt's scouting trace, ``protocol/DAILY.md``); assisted
+  ("1" once a hint was taken; absent before)
 * ``game:{id}:log``      stream: one entry per move (version, move, move_id,
   client_time, server_time, state_hash after the move, chain link)
 * ``game:{id}:patches``  sorted set: the last :data:`PATCH_HISTORY` patch
@@ -75,6 +76,16 @@ GAME_FIELDS = (
     "client_hash",
     "install_hash",
 )
+
+#: Read with the others; written only by :meth:`Store.mark_assisted` (absent: no hint).
+READ_FIELDS = (*GAME_FIELDS, "assisted")
+
+# KEYS: game.  Marks an existing game assisted (never creates a stray key).
+ASSIST_SCRIPT = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'assisted', '1')
+return 1
+"""
 
 # KEYS: game.  ARGV: ttl, then field, value, field, value, ...
 # A game is created once: a retried creation of the same id changes nothing.
@@ -160,6 +171,8 @@ class StoredGame:
     finished_at: int
     client_hash: str = ""
     install_hash: str = ""
+    #: A hint was taken in this game (``POST /v1/games/{id}/hint``).
+    assisted: bool = False
 
     @property
     def ranked(self) -> bool:
@@ -181,6 +194,7 @@ class Store:
         self._move_sha = hashlib.sha1(MOVE_SCRIPT.encode()).hexdigest()
         self._create = redis.register_script(CREATE_SCRIPT)
         self.players = Players(redis)
+        self._assist = redis.register_script(ASSIST_SCRIPT)
 
     async def ping(self) -> bool:
         return bool(await self.redis.ping())
@@ -232,7 +246,7 @@ class Store:
         return created
 
     async def load(self, game_id: str) -> StoredGame | None:
-        return self._stored(game_id, await self.redis.hmget(game_key(game_id), GAME_FIELDS))
+        return self._stored(game_id, await self.redis.hmget(game_key(game_id), READ_FIELDS))
 
     async def load_many(self, game_ids: list[str]) -> list[StoredGame | None]:
         """Several records in one pipelined round trip (in a cluster, one per slot)."""
@@ -240,7 +254,7 @@ class Store:
             return []
         async with self.redis.pipeline(transaction=False) as pipe:
             for game_id in game_ids:
-                pipe.hmget(game_key(game_id), GAME_FIELDS)
+                pipe.hmget(game_key(game_id), READ_FIELDS)
             values = await pipe.execute()
         return [self._stored(game_id, row) for game_id, row in zip(game_ids, values, strict=True)]
 
@@ -258,7 +272,7 @@ class Store:
         """The record and its move log, read in one atomic step (so they agree)."""
         key = game_key(game_id)
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hmget(key, GAME_FIELDS)
+            pipe.hmget(key, READ_FIELDS)
             pipe.xrange(f"{key}:log")
             values, entries = await pipe.execute()
         return self._stored(game_id, values), self._moves(entries)
@@ -267,7 +281,7 @@ class Store:
     def _stored(game_id: str, values: list[Any]) -> StoredGame | None:
         if values[0] is None:
             return None
-        fields = dict(zip(GAME_FIELDS, values, strict=True))
+        fields = dict(zip(READ_FIELDS, values, strict=True))
         return StoredGame(
             id=game_id,
             game=fields["game"].decode(),
@@ -286,6 +300,7 @@ class Store:
             created_at=int(fields["created_at"]),
             updated_at=int(fields["updated_at"]),
             finished_at=int(fields["finished_at"]),
+            assisted=fields["assisted"] == b"1",
         )
 
     async def apply_move(
@@ -340,6 +355,10 @@ class Store:
                 "EVALSHA", self._move_sha, len(keys), *keys, *args
             )
         return MoveResult(outcome.decode() if isinstance(outcome, bytes) else outcome, version)
+
+    async def mark_assisted(self, game_id: str) -> bool:
+        """Mark the game assisted (a hint was taken); False if it no longer exists."""
+        return bool(await self._assist(keys=[game_key(game_id)]))
 
     async def daily_attempt(self, game: str, date: str, player_id: str) -> str | None:
         """The id of the player's ranked game of the day, if they started one."""

@@ -12,20 +12,27 @@ import shutil
 import socket
 import subprocess
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
+import httpx
 import redis
 import uvicorn
 from starlette.applications import Starlette
 
+from server import daily
 from server.__main__ import WS_TRANSPORT_LIMIT
 from server.app import create_app
-from server.config import Limits, Settings
+from server.config import DailySelection, Limits, Settings
+from server.dailies import DailySelector, load_choice
 from server.embedded import valkey_binary
+from server.rules import GAMES
+from server.service import GameService
 
 #: The limits of test and benchmark servers: rate limits off, room for many sockets.
 UNLIMITED = Limits(rate_limits=False, max_connections_per_address=100_000)
+#: The daily selection of test servers: small budgets, so the dailies are chosen at once.
+TEST_DAILY = DailySelection(candidate_nodes=500, candidates=3, seconds=2.0)
 
 #: Bound on every start-up or shut-down wait, in seconds.
 START_TIMEOUT = 10.0
@@ -151,6 +158,42 @@ async def serve_app(app: Starlette) -> AsyncIterator[int]:
         await asyncio.wait_for(task, START_TIMEOUT * 2)
 
 
+async def dailies_chosen(app: Starlette, date: str | None = None) -> None:
+    """Wait until every game's daily of ``date`` (default: today by the service's clock)
+    is chosen by ``app``'s background selection (asked for it if need be)."""
+    service = app.state.service
+    date = date or daily.today(service.clock())
+    app.state.dailies.request(date)
+    async with asyncio.timeout(START_TIMEOUT * 3):
+        for game in GAMES:
+            while await load_choice(service.store.redis, game, date) is None:
+                await asyncio.sleep(0.02)
+
+
+async def choose_dailies(service: GameService, date: str | None = None) -> None:
+    """Choose every game's daily of ``date`` (default: today by the service's clock) for
+    a service used without an app, as the app's background selection would."""
+    date = date or daily.today(service.clock())
+    selector = DailySelector(service.store.redis, service.secret, TEST_DAILY, service.clock)
+    try:
+        for game in GAMES:
+            while not await selector.ensure(game, date):
+                await asyncio.sleep(0.02)  # another selector holds the lock
+    finally:
+        await selector.stop()
+
+
+async def until_chosen(send: Callable[[], Awaitable[httpx.Response]]) -> httpx.Response:
+    """``send()``'s answer, sent again while it is ``503 daily_not_ready`` (the day's deal
+    is being chosen in the background), as a client honouring ``Retry-After`` would."""
+    async with asyncio.timeout(START_TIMEOUT * 3):
+        while True:
+            response = await send()
+            if response.status_code != 503 or b"daily_not_ready" not in response.content:
+                return response
+            await asyncio.sleep(0.05)
+
+
 #: The secret of servers started by tests and tools (long enough: ``MIN_SECRET_BYTES``).
 TEST_SECRET = "loopback-test-server-secret-32-bytes-or-more"
 
@@ -171,6 +214,9 @@ async def serve(
         secret=secret,
         ranked_min_account_age=ranked_min_account_age,
         limits=limits,
+        daily=TEST_DAILY,
     )
-    async with serve_app(create_app(settings)) as port:
+    app = create_app(settings)
+    async with serve_app(app) as port:
+        await dailies_chosen(app)
         yield f"http://127.0.0.1:{port}"

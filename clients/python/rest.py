@@ -133,6 +133,13 @@ class Client:
         )
         return answer
 
+    async def hint(self, game_id: str) -> dict[str, Any]:
+        """A hint in the player's casual game (``REST.md``, "Hints"): ``{"move",
+        "win_chance", "samples", "version", ...}``; the game is marked assisted."""
+        path = f"/v1/games/{_segment(game_id)}/hint"
+        answer: dict[str, Any] = await self._call("POST", path)
+        return answer
+
     async def log(self, game_id: str) -> dict[str, Any]:
         """The game's move log."""
         answer: dict[str, Any] = await self._call("GET", f"/v1/games/{_segment(game_id)}/log")

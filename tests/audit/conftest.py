@@ -17,7 +17,7 @@ from server.app import create_app
 from server.config import Settings
 from server.service import GameService
 from server.store import Store
-from server.testing import UNLIMITED
+from server.testing import TEST_DAILY, UNLIMITED
 
 
 @pytest.fixture
@@ -56,7 +56,11 @@ async def app(redis_url: str, redis_client: Redis, clock: FakeClock) -> AsyncIte
     still subscribing can lose the cancellation and hang (see the report of issue 4).
     """
     settings = Settings(
-        redis_url=redis_url, secret=SECRET, ranked_min_account_age=0, limits=UNLIMITED
+        redis_url=redis_url,
+        secret=SECRET,
+        ranked_min_account_age=0,
+        limits=UNLIMITED,
+        daily=TEST_DAILY,
     )
     application = create_app(settings)
     before = await keepalive_subscribers(redis_client)

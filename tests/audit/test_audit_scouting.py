@@ -31,6 +31,7 @@ from server.audit.scouting import attempts_key, dealt_through_stock
 from server.rules import new_game
 from server.service import GameService
 from server.store import StoredGame, game_key
+from server.testing import choose_dailies
 
 GAME = "balcony"
 ADDRESS = "a1" * 32
@@ -44,6 +45,7 @@ async def trace(redis: Redis, game_id: str, client: str, install: str) -> None:
 async def scout(service: GameService, clock: FakeClock) -> StoredGame:
     """A throwaway account's ranked attempt: deal the whole stock, then resign."""
     player = (await service.create_player())["player_id"]
+    await choose_dailies(service)
     snapshot = await service.start_daily(player, GAME)
     version, legal = snapshot["version"], snapshot["legal_moves"]
     for _ in range(200):

@@ -15,11 +15,12 @@ from redis.asyncio import Redis
 
 from server.app import create_app
 from server.config import Settings
-from server.daily import DAY_MS, commitment, opens_ms
+from server.daily import DAY_MS, candidate_seed, commitment, opens_ms
 from server.leaderboard import Entry, Leaderboards
 from server.rules import new_game
-from server.testing import UNLIMITED
+from server.testing import TEST_DAILY, UNLIMITED, until_chosen
 
+SECRET = "daily-test-secret-21-of-at-least-32-bytes"
 DAY = "2026-11-29"
 NOON = opens_ms(DAY) + DAY_MS // 2
 
@@ -36,7 +37,9 @@ class Api:
 
     async def call(self, method: str, path: str, token: str | None = None, **kwargs: Any) -> Any:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        response = await self.client.request(method, path, headers=headers, **kwargs)
+        response = await until_chosen(
+            lambda: self.client.request(method, path, headers=headers, **kwargs)
+        )
         self.bodies.append(response.text)
         assert response.status_code < 300, response.text
         return response.json()
@@ -50,9 +53,10 @@ async def api(redis_url: str) -> AsyncIterator[Api]:
     app = create_app(
         Settings(
             redis_url=redis_url,
-            secret="daily-test-secret-21-of-at-least-32-bytes",
+            secret=SECRET,
             ranked_min_account_age=0,
             limits=UNLIMITED,
+            daily=TEST_DAILY,
         )
     )
     async with app.router.lifespan_context(app):
@@ -241,13 +245,21 @@ async def test_leaderboard_members_sort_as_documented() -> None:
     assert member == "895.0.00000231.000000412345.1795980902792.p_abc"
 
 
-async def test_a_deal_stuck_before_any_move_is_ranked_at_once(api: Api) -> None:
-    # With this secret, 2026-11-29's Gloucestershire deal has no legal move at all
-    # (about 1 deal in 20 does): the attempt is over as soon as it is dealt.
+async def test_the_daily_is_never_a_deal_stuck_before_any_move(api: Api) -> None:
+    # With this secret the first Gloucestershire candidate of 2027-01-25 has no legal
+    # move at all (about 1 deal in 20 has none): the selection passes over it.
+    stuck_day = "2027-01-25"
+    first = new_game(
+        "gloucestershire", candidate_seed(SECRET.encode(), "gloucestershire", stuck_day, 0)
+    )
+    assert first.status == "stuck" and first.legal_moves() == []
+    api.now = opens_ms(stuck_day) + DAY_MS // 2
     token = await api.player()
     game = await api.call("POST", "/v1/daily/gloucestershire", token)
-    assert game["status"] == "stuck" and game["legal_moves"] == []
-    board = await api.call("GET", f"/v1/leaderboards/gloucestershire/{DAY}", token)
-    [entry] = board["entries"]
-    assert entry["game_id"] == game["id"] and entry["status"] == "stuck"
-    assert entry["moves"] == 0 and entry["elapsed_ms"] == 0 and entry["score"] == 0
+    assert game["status"] == "playing" and game["legal_moves"]
+    challenge = await api.call("GET", "/v1/daily/gloucestershire")
+    api.now += DAY_MS  # after the close: the chosen candidate is told
+    revealed = await api.call("GET", f"/v1/daily/gloucestershire/{stuck_day}")
+    assert revealed["candidate"] >= 1 and revealed["commitment"] == challenge["commitment"]
+    dealt = new_game("gloucestershire", revealed["seed"])
+    assert dealt.view() == game["view"] and dealt.legal_moves()

@@ -33,7 +33,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from server.app import create_app
 from server.config import Settings
 from server.rules import Game, load_game
-from server.testing import UNLIMITED, free_port, serve_app
+from server.testing import TEST_DAILY, UNLIMITED, free_port, serve_app
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "server-test-secret-of-at-least-32-bytes"
@@ -72,7 +72,11 @@ async def run_app(
     """``create_app`` served by uvicorn on a free loopback port, as an asyncio task
     (accounts may play ranked at once; the rate limits are off)."""
     settings = Settings(
-        redis_url=redis_url, secret=secret, ranked_min_account_age=0, limits=UNLIMITED
+        redis_url=redis_url,
+        secret=secret,
+        ranked_min_account_age=0,
+        limits=UNLIMITED,
+        daily=TEST_DAILY,
     )
     app = app or create_app(settings)
     async with serve_app(app) as port:
@@ -435,6 +439,9 @@ class ServerProcess:
     async def start(self) -> None:
         env = {k: v for k, v in os.environ.items() if k not in SERVER_ENV}
         env["RATE_LIMITS"] = "off"  # tests with limits on say so in ``env``
+        env["DAILY_CANDIDATE_NODES"] = str(TEST_DAILY.candidate_nodes)
+        env["DAILY_CANDIDATES"] = str(TEST_DAILY.candidates)
+        env["DAILY_SELECTION_SECONDS"] = str(TEST_DAILY.seconds)
         env.update(self.env or {})
         self.process = await asyncio.create_subprocess_exec(
             sys.executable,

@@ -1,0 +1,211 @@
+"""Perfect-information search: prove a position won (with a line) or lost, within a budget.
+
+Depth-first search over the game's compact model (:mod:`server.solver.models`), moves
+tried best first, with a transposition table of canonical keys.  The question asked is
+reachability (is a won position reachable?), so a position seen before is never
+searched again: it is either fully searched and lost, or on the current path and being
+searched.  When the whole reachable graph has been searched without a win the deal is
+**lost**; the only positions left out are those the models prove need no search (a
+position equal to one seen up to a permutation of interchangeable piles, a move to an
+empty pile when another empty pile was tried, a safe move played without trying its
+alternatives), each argued in its model's docstring.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from server.rules import PLAYING, WON, Game
+from server.solver.models import Model, State, model_for
+
+SOLVED, LOST, UNKNOWN = "won", "lost", "unknown"  # verdicts
+
+#: How often (in nodes) the search asks :attr:`Budget.out_of_time`.
+CHECK_EVERY = 256
+#: Restarts in a shaken move order (see :func:`_restarts`), and the positions each may use.
+RESTARTS = 4
+RESTART_NODES = 20_000
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much search a caller allows.
+
+    ``nodes``: at most this many positions (deterministic).  ``out_of_time``: a callable
+    the search asks every :data:`CHECK_EVERY` positions, stopping when it answers true
+    (the caller owns the clock, e.g. ``lambda: time.process_time() > end``).  With
+    neither, the search runs until it has an answer.
+    """
+
+    nodes: int | None = None
+    out_of_time: Callable[[], bool] | None = None
+
+
+@dataclass(frozen=True)
+class Result:
+    """What :func:`solve` found.
+
+    ``verdict``: ``"won"`` (``moves`` is a winning line of move texts, replayed by the
+    engine before it is returned), ``"lost"`` (no play from this position wins; the
+    search was exhaustive) or ``"unknown"`` (the budget ran out).  ``best_score``: the
+    most cards on the foundations in any position reached (``best_line`` reaches it),
+    a proven lower bound on what the position can score.
+    """
+
+    verdict: str
+    moves: tuple[str, ...] | None
+    nodes: int
+    best_score: int
+    best_line: tuple[str, ...]
+    total_cards: int
+    start_score: int = field(default=0)
+
+    @property
+    def won(self) -> bool:
+        return self.verdict == SOLVED
+
+
+@dataclass
+class _Outcome:
+    verdict: str
+    line: list[int] | None
+    nodes: int
+    best_score: int
+    best_line: list[int]
+
+
+def _shaken(
+    moves_of: Callable[[State], list[int]], rng: random.Random
+) -> Callable[[State], list[int]]:
+    """``moves_of`` with two of each position's moves swapped at random (lists of three
+    or more): the same moves, so the search stays exhaustive, in another order."""
+
+    def moves(state: State) -> list[int]:
+        listed = moves_of(state)
+        if len(listed) > 2:
+            i, j = rng.randrange(len(listed)), rng.randrange(len(listed))
+            listed[i], listed[j] = listed[j], listed[i]
+        return listed
+
+    return moves
+
+
+def search(model: Model, root: State, budget: Budget, shake: int | None = None) -> _Outcome:
+    """The depth-first search itself, on model states (see the module docstring).
+
+    With ``shake``, each position's moves are reordered a little by ``random.Random(shake)``
+    (a restart: still every move of every position, in another order)."""
+    key, play = model.key, model.play
+    moves_of: Callable[[State], list[int]] = model.moves
+    if shake is not None:
+        moves_of = _shaken(moves_of, random.Random(shake))
+    nf, total = model.nf, model.total
+    score = model.score(root)
+    best, best_line = score, []
+    if score == total:
+        return _Outcome(SOLVED, [], 1, score, [])
+    seen = {key(root)}
+    limit = budget.nodes
+    out_of_time = budget.out_of_time
+    nodes = 1
+    line: list[int] = []
+    # One frame per position on the path: its state, score, moves and the next to try.
+    states = [root]
+    scores = [score]
+    frames = [moves_of(root)]
+    tried = [0]
+    while frames:
+        moves = frames[-1]
+        index = tried[-1]
+        if index == len(moves):
+            frames.pop()
+            tried.pop()
+            states.pop()
+            scores.pop()
+            if line:
+                line.pop()
+            continue
+        tried[-1] = index + 1
+        move = moves[index]
+        child = play(states[-1], move)
+        child_key = key(child)
+        if child_key in seen:
+            continue
+        seen.add(child_key)
+        nodes += 1
+        line.append(move)
+        score = scores[-1]
+        if move >= 0:
+            score += ((move & 63) < nf) - ((move >> 6) < nf)
+        if score > best:
+            best, best_line = score, list(line)
+            if score == total:
+                return _Outcome(SOLVED, line, nodes, best, best_line)
+        if (limit is not None and nodes >= limit) or (
+            out_of_time is not None and nodes % CHECK_EVERY == 0 and out_of_time()
+        ):
+            return _Outcome(UNKNOWN, None, nodes, best, best_line)
+        states.append(child)
+        scores.append(score)
+        frames.append(moves_of(child))
+        tried.append(0)
+    return _Outcome(LOST, None, nodes, best, best_line)
+
+
+def _restarts(model: Model, root: State, budget: Budget) -> _Outcome:
+    """:func:`search` first in the model's order, then in :data:`RESTARTS` shaken orders,
+    each for at most :data:`RESTART_NODES` positions, then in the model's order again for
+    the rest of the budget.  A win is found in milliseconds or after a long time (an early
+    bad move buries depth-first search); restarts in another order find many of the late
+    ones early.  Each run is a complete search, so any run's ``"lost"`` is a proof."""
+    limit = budget.nodes
+    nodes, best = 0, None
+    runs: list[int | None] = [None, *range(1, RESTARTS + 1), None]
+    for index, shake in enumerate(runs):
+        last = index == len(runs) - 1
+        left = None if limit is None else limit - nodes
+        cap = left if last else (RESTART_NODES if left is None else min(left, RESTART_NODES))
+        outcome = search(model, root, Budget(cap, budget.out_of_time), shake)
+        nodes += outcome.nodes
+        if best is None or outcome.best_score > best.best_score:
+            best = outcome
+        out_of_budget = (limit is not None and nodes >= limit) or (
+            budget.out_of_time is not None and budget.out_of_time()
+        )
+        if outcome.verdict != UNKNOWN or out_of_budget or last:
+            break
+    assert best is not None
+    return _Outcome(outcome.verdict, outcome.line, nodes, best.best_score, best.best_line)
+
+
+def solve(game: Game, budget: Budget | None = None) -> Result:
+    """Solve ``game`` from its current position, knowing the stock order.
+
+    Does not change ``game``.  A ``"won"`` result's line has been replayed by the rules
+    engine on a copy of ``game`` and wins.
+    """
+    if game.status == WON:
+        return Result(SOLVED, (), 0, game.score, (), game.total_cards, game.score)
+    if game.status != PLAYING:
+        return Result(LOST, None, 0, game.score, (), game.total_cards, game.score)
+    model = model_for(game)
+    outcome = _restarts(model, model.state_of(game), budget or Budget())
+    text = model.text
+    moves = None if outcome.line is None else tuple(map(text, outcome.line))
+    if moves is not None:
+        replay = game.copy()
+        for move in moves:
+            replay.play(move)
+        if replay.status != WON:
+            raise AssertionError(f"solver line does not win {game!r}: {moves}")
+    return Result(
+        verdict=outcome.verdict,
+        moves=moves,
+        nodes=outcome.nodes,
+        best_score=outcome.best_score,
+        best_line=tuple(map(text, outcome.best_line)),
+        total_cards=game.total_cards,
+        start_score=game.score,
+    )

@@ -1,0 +1,154 @@
+"""``python -m server.solver stats``: JSON lines, resume, the summary and its intervals."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from server.rules import WON, new_game
+from server.solver.cli import main, read_jsonl, summary, wilson
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_wilson_interval() -> None:
+    # Reference values (Wilson 1927; e.g. statsmodels proportion_confint(method="wilson")).
+    low, high = wilson(5, 10)
+    assert low == pytest.approx(0.2366, abs=1e-4) and high == pytest.approx(0.7634, abs=1e-4)
+    low, high = wilson(0, 10)
+    assert low == 0.0 and high == pytest.approx(0.2775, abs=1e-4)
+    low, high = wilson(10, 10)
+    assert low == pytest.approx(0.7225, abs=1e-4) and high == pytest.approx(1.0)
+    assert wilson(0, 0) == (0.0, 1.0)
+    low, high = wilson(839, 1000)
+    assert low == pytest.approx(0.8149, abs=1e-4) and high == pytest.approx(0.8605, abs=1e-4)
+
+
+def test_stats_writes_json_lines_and_resumes(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "balcony.jsonl"
+    args = ["stats", "balcony", "--budget", "5", "--nodes", "3000", "--jsonl", str(path)]
+    assert main([*args, "--deals", "3", "--prefix", "t"]) == 0
+    first = lines(path)
+    assert [r["seed"] for r in first] == ["t1", "t2", "t3"]
+    for record in first:
+        assert record["game"] == "balcony"
+        assert record["verdict"] in ("won", "lost", "unknown")
+        assert record["seconds"] >= 0 and 0 < record["nodes"] <= 3000
+        assert isinstance(record["best_score"], int)
+        if record["verdict"] == "won":
+            game = new_game("balcony", record["seed"])
+            for move in record["moves"]:
+                game.play(move)
+            assert game.status == WON
+        else:
+            assert "moves" not in record
+    assert any(r["verdict"] == "won" for r in first)
+    out = capsys.readouterr()
+    assert "[3/3] t3" in out.err
+    # Resume: the three seeds done are skipped, two more are solved and appended.
+    assert main([*args, "--deals", "5", "--prefix", "t"]) == 0
+    second = lines(path)
+    assert second[:3] == first
+    assert [r["seed"] for r in second[3:]] == ["t4", "t5"]
+    out = capsys.readouterr()
+    assert "3 already in" in out.err and "2 to solve" in out.err
+    won = sum(r["verdict"] == "won" for r in second)
+    assert out.out.splitlines()[2].split()[1] == str(won)
+
+
+def test_a_line_cut_short_is_dropped_and_solved_again(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    assert (
+        main(
+            [
+                "stats",
+                "gloucestershire",
+                "--deals",
+                "2",
+                "--budget",
+                "5",
+                "--prefix",
+                "t",
+                "--jsonl",
+                str(path),
+            ]
+        )
+        == 0
+    )
+    text = path.read_text()
+    path.write_text(text + text.splitlines()[0][:25])  # a crash in mid-write
+    assert len(read_jsonl(str(path))) == 2
+    assert path.read_text() == text
+    assert (
+        main(
+            [
+                "stats",
+                "gloucestershire",
+                "--deals",
+                "3",
+                "--budget",
+                "5",
+                "--prefix",
+                "t",
+                "--jsonl",
+                str(path),
+            ]
+        )
+        == 0
+    )
+    assert [r["seed"] for r in lines(path)] == ["t1", "t2", "t3"]
+
+
+def test_summary_counts_and_intervals() -> None:
+    records = [{"verdict": v, "seconds": 1.0} for v in ["won"] * 5 + ["lost"] * 3 + ["unknown"] * 2]
+    text = summary(records).splitlines()
+    assert text[1].split()[:3] == ["won", "5", "50.0"]
+    assert "[23.7 %, 76.3 %]" in text[1]
+    assert text[2].split()[:3] == ["lost", "3", "30.0"]
+    assert text[3].split()[:3] == ["unknown", "2", "20.0"]
+
+
+def test_the_module_runs_with_jobs(tmp_path: Path) -> None:
+    """The entry point as documented, with two worker processes."""
+    path = tmp_path / "c.jsonl"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "server.solver",
+            "stats",
+            "colorado",
+            "--deals",
+            "2",
+            "--budget",
+            "1",
+            "--nodes",
+            "500",
+            "--jobs",
+            "2",
+            "--prefix",
+            "t",
+            "--jsonl",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert sorted(r["seed"] for r in lines(path)) == ["t1", "t2"]
+    assert "colorado: 2 deals t1..t2" in done.stdout
+    assert "[2/2]" in done.stderr
+
+
+def test_bad_arguments_are_refused() -> None:
+    with pytest.raises(SystemExit):
+        main(["stats", "balcony", "--deals", "3", "--budget", "0"])
+    with pytest.raises(SystemExit):
+        main(["stats", "chess", "--deals", "3", "--budget", "1"])

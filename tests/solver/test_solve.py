@@ -1,0 +1,158 @@
+"""Perfect-information solving: won lines replay, lost means lost, budgets hold."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from solver_testkit import late_position, plain_search, reversed_tableau
+
+from server.rules import GAME_NAMES, PLAYING, WON, new_game
+from server.solver import LOST, UNKNOWN, Budget, solve
+
+#: Deals each game's solver wins within a few thousand positions (found by a scan).
+QUICK_WINS = {
+    "balcony": ["t1", "t2", "t3", "t5", "t7"],
+    "colorado": ["t2", "t19", "t26", "t27"],
+    "empress_of_italy": ["t4", "t5", "t6", "t7"],
+}
+
+
+#: Games in the plain-search comparison.  Not Balcony and Empress of Italy: their
+#: foundations' tops may all come back onto the tableau (a foundation read backwards is a
+#: valid tableau build), so from any late position both searches can unbuild the whole
+#: deck; lost positions are out of reach of an exhaustive search, won ones are won by
+#: either.  test_models checks their every move and canonical key against the engine.
+#: Nor Gloucestershire, whose tableau builds with wrap: few of its late positions are
+#: small enough; its lost verdicts are checked on real deals instead.
+PLAIN_GAMES = ("colorado", "matrimony")
+#: Cards taken off the foundations: enough to stack several on some of Matrimony's 16 piles.
+PLAIN_CARDS_OFF = {"colorado": 6, "matrimony": 20}
+
+
+def replay(game_name: str, seed: str, moves: tuple[str, ...]) -> None:
+    game = new_game(game_name, seed)
+    for move in moves:
+        game.play(move)
+    assert game.status == WON
+
+
+@pytest.mark.parametrize(
+    ("name", "seed"), [(name, seed) for name, seeds in QUICK_WINS.items() for seed in seeds]
+)
+def test_won_deals_replay_to_a_win(name: str, seed: str) -> None:
+    result = solve(new_game(name, seed), Budget(nodes=20_000))
+    assert result.verdict == "won" and result.moves
+    assert result.best_score == result.total_cards
+    replay(name, seed, result.moves)
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_won_late_positions_replay_to_a_win(name: str) -> None:
+    """Every game, Matrimony and Gloucestershire included (whose deals are rarely won):
+    positions a few dozen cards from the end, solved and replayed by the engine."""
+    rng = random.Random(f"late-{name}")
+    for deal in range(4):
+        game = late_position(name, f"late-{deal}", 30, rng)
+        result = solve(game, Budget(nodes=50_000))
+        assert result.verdict == "won" and result.moves is not None
+        replay_game = game.copy()
+        for move in result.moves:
+            replay_game.play(move)
+        assert replay_game.status == WON
+
+
+@pytest.mark.parametrize("name", PLAIN_GAMES)
+def test_verdicts_match_a_plain_exhaustive_search(name: str) -> None:
+    """The transposition table, symmetry and safe moves change no verdict: positions
+    near the end, half of them with their tableau piles turned over (often unwinnable), solved
+    both ways; those too big for the plain search are passed over, but at least six are
+    compared and both verdicts occur."""
+    rng = random.Random(f"plain-{name}")
+    verdicts = []
+    for deal in range(16):
+        game = late_position(name, f"plain-{deal}", PLAIN_CARDS_OFF[name], rng)
+        if deal % 2:
+            game = reversed_tableau(game)
+        expected = plain_search(game, limit=20_000)
+        if expected is None:
+            continue
+        result = solve(game)
+        assert result.verdict == ("won" if expected else LOST), (deal, game.table())
+        verdicts.append(result.verdict)
+    assert len(verdicts) >= 6 and set(verdicts) == {"won", LOST}
+
+
+def test_gloucestershire_deals_proven_lost_are_lost() -> None:
+    """Real deals the solver proves lost in a few positions, checked by the plain search."""
+    for seed in ("t1", "t3", "t5", "t9", "t12", "t14", "t26"):
+        game = new_game("gloucestershire", seed)
+        result = solve(game)
+        assert result.verdict == LOST
+        assert result.best_score < result.total_cards
+        assert plain_search(game) is False
+
+
+def test_a_constructed_lost_position_is_proven_lost() -> None:
+    """Colorado, stock empty, all but 14 clubs on the foundations: the clubs ace pile holds
+    AC (wants 2C), the king pile K..3 (wants 2C). tableau[0] is 2C under 3C..KC,
+    tableau[1] AC under 2C.  Either pile can take tableau[1]'s 2C, but then the piles
+    want 3C or 2C, both under tableau[0]'s KC, which no pile takes: lost, after a search
+    of both choices."""
+    game = late_position("colorado", "lost", 0, random.Random(0))
+    ace = next(p for p in game.foundations[:4] if p[0] % 52 == 0)
+    king = next(p for p in game.foundations[4:] if p[0] % 52 == 12)
+    loose = ace[1:] + king[11:]
+    del ace[1:], king[11:]
+    twos = sorted(c for c in loose if c % 52 == 1)
+    ace_of_clubs = next(c for c in loose if c % 52 == 0)
+    rest = sorted((c for c in loose if c % 52 > 1 and c != twos[1]), key=lambda c: c % 52)
+    game.tableau[0][:] = [twos[0], *rest]
+    game.tableau[1][:] = [ace_of_clubs, twos[1]]
+    game.status = PLAYING
+    game._refresh_status()
+    assert game.score == 104 - 14 and len(game.legal_moves()) == 2
+    result = solve(game)
+    assert result.verdict == LOST and result.moves is None
+    assert result.nodes >= 3 and result.best_score == 104 - 14 + 2
+    assert not plain_search(game)
+
+
+def test_node_budget_is_respected_and_deterministic() -> None:
+    game = new_game("matrimony", "stats-1")
+    first = solve(game, Budget(nodes=2_000))
+    second = solve(game, Budget(nodes=2_000))
+    assert first.verdict == UNKNOWN and first.moves is None
+    assert first.nodes == 2_000
+    assert first == second
+    assert 0 < first.best_score < first.total_cards
+    assert len(first.best_line) > 0
+
+
+def test_out_of_time_callable_stops_the_search() -> None:
+    calls = []
+
+    def out_of_time() -> bool:
+        calls.append(1)
+        return len(calls) >= 3
+
+    result = solve(new_game("colorado", "stats-1"), Budget(out_of_time=out_of_time))
+    assert result.verdict == UNKNOWN
+    assert len(calls) >= 3
+    assert result.nodes == 3 * 256
+
+
+def test_best_line_reaches_the_best_score() -> None:
+    game = new_game("colorado", "stats-1")
+    result = solve(game, Budget(nodes=3_000))
+    for move in result.best_line:
+        game.play(move)
+    assert game.score == result.best_score
+
+
+def test_finished_games() -> None:
+    won = late_position("balcony", "done", 0, random.Random(0))
+    assert solve(won).verdict == "won" and solve(won).moves == ()
+    resigned = new_game("balcony", "t1")
+    resigned.play("resign")
+    assert solve(resigned).verdict == LOST
