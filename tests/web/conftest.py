@@ -114,6 +114,9 @@ def base_url(web_redis_url: str) -> Iterator[str]:
     args = ["--host", "127.0.0.1", "--port", str(port), "--redis-url", web_redis_url]
     args += ["--secret", SECRET, "--log-level", "warning", "--ranked-min-account-age", "0"]
     args += ["--rate-limits", "off"]  # every page of every test makes players from one address
+    # Today's deals are chosen in the background before a daily answers: a small search.
+    args += ["--daily-candidate-nodes", "3000", "--daily-candidates", "2"]
+    args += ["--daily-selection-seconds", "5"]
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "server", *args],
@@ -135,6 +138,7 @@ def base_url(web_redis_url: str) -> Iterator[str]:
             if time.monotonic() > deadline:
                 pytest.fail(f"python -m server did not answer /healthz in {SERVER_START_TIMEOUT}s")
             time.sleep(0.05)
+        wait_for_dailies(url, deadline + DAILY_READY_TIMEOUT)
         yield url
     finally:
         process.terminate()
@@ -143,6 +147,24 @@ def base_url(web_redis_url: str) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(10)
+
+
+DAILY_READY_TIMEOUT = 60.0
+DAILY_GAMES = ("empress_of_italy", "colorado", "gloucestershire", "matrimony", "balcony")
+
+
+def wait_for_dailies(url: str, deadline: float) -> None:
+    """Until every game's daily of today is chosen (``503 daily_not_ready`` before)."""
+    waiting = list(DAILY_GAMES)
+    while waiting:
+        status = httpx.get(f"{url}/v1/daily/{waiting[0]}", timeout=5).status_code
+        if status == 200:
+            waiting.pop(0)
+            continue
+        assert status == 503, f"GET /v1/daily/{waiting[0]} answered {status}"
+        if time.monotonic() > deadline:
+            pytest.fail(f"today's daily of {waiting[0]} was not chosen in time")
+        time.sleep(0.2)
 
 
 @pytest.fixture(scope="session")
