@@ -855,7 +855,7 @@ function route() {
     if (page === 'me') showMyGames(session);
     else if (replayMatch) showReplay(decodeURIComponent(replayMatch[1]), state.player?.token);
     else showPar(parMatch[1], parMatch[2]);
-    $(page === 'me' ? 'me-heading' : 'replay-heading').focus?.();
+    document.getElementById(page === 'me' ? 'me-heading' : 'replay-heading').focus({ preventScroll: true });
     return;
   }
   state.page = 'game';

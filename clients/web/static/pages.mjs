@@ -13,6 +13,8 @@ const $ = (testid) => document.querySelector(`[data-testid="${testid}"]`);
 const HISTORY_PAGE = 20;
 /** How long the replay waits for the server's patches before showing the moves alone. */
 const PATCHES_WAIT_MS = 5000;
+/** Patches the server keeps per game (WEBSOCKET.md, `subscribed`): how far back a replay can draw. */
+const PATCH_HISTORY = 200;
 
 /** A leaderboard's (or history's) label for a player: the display name, else a short id. */
 export function playerLabel(name, playerId) {
@@ -210,8 +212,8 @@ function pileOf(view, address) {
   return Array.isArray(pile) ? pile : null;
 }
 
-/** The game's patches from version 0 (the server keeps the last 200), over a WebSocket of its own. */
-function fetchPatches(gameId, token) {
+/** The game's patches from version `from` on, over a WebSocket of its own. */
+function fetchPatches(gameId, token, from) {
   return new Promise((resolve) => {
     const patches = [];
     let target = null;
@@ -226,14 +228,14 @@ function fetchPatches(gameId, token) {
     const timer = setTimeout(() => done(null), PATCHES_WAIT_MS);
     ws.onopen = () => {
       if (token) ws.send(encode({ type: 'auth', token }));
-      ws.send(encode({ type: 'subscribe', game_id: gameId, version: 0 }));
+      ws.send(encode({ type: 'subscribe', game_id: gameId, version: from }));
     };
     ws.onmessage = (event) => {
       const message = decode(new Uint8Array(event.data));
       if (message.game_id !== undefined && message.game_id !== gameId) return;
       if (message.type === 'subscribed') {
         target = message.version;
-        if (target === 0) done(patches);
+        if (target === from) done(patches);
       } else if (message.type === 'patch') {
         patches.push(message);
         if (message.to === target) done(patches);
@@ -272,20 +274,23 @@ export async function showReplay(gameId, token) {
   loadVerdict(gameId, token, exported);
   let snapshot = null;
   let patches = null;
+  const last = replay.moves.length;
+  const from = Math.max(last - PATCH_HISTORY, 0);
   try {
     [snapshot, patches] = await Promise.all([
       rest('GET', `/v1/games/${encodeURIComponent(gameId)}`, { token }),
-      fetchPatches(gameId, token),
+      fetchPatches(gameId, token, from),
     ]);
   } catch (error) {
     $('replay-note').textContent = `The tables could not be loaded (${error.message}); the moves are listed below.`;
   }
   replay.states = new Array(replay.moves.length + 1).fill(null);
-  if (snapshot && snapshot.version === replay.moves.length) {
-    replay.states[replay.moves.length] = snapshot.view;
-    if (patches && patches.length === replay.moves.length) {
-      for (let k = patches.length; k >= 1; k -= 1) {
-        const before = takeBack(replay.states[k], patches[k - 1].move, patches[k - 1].ops);
+  if (snapshot && snapshot.version === last) {
+    replay.states[last] = snapshot.view;
+    if (patches && patches.length === last - from) {
+      for (let k = last; k > from; k -= 1) {
+        const patch = patches[k - from - 1];
+        const before = takeBack(replay.states[k], patch.move, patch.ops);
         if (!before) break;
         replay.states[k - 1] = before;
       }
