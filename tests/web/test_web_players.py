@@ -29,6 +29,16 @@ def unique_name(prefix: str) -> str:
     return f"{prefix} {secrets.token_hex(3)}"
 
 
+def wait_text(web: Web, testid: str, text: str, timeout: float = 5000) -> None:
+    """Until the element ``testid`` contains ``text``."""
+    web.wait(
+        '([id, text]) => document.querySelector(`[data-testid="${id}"]`)'
+        ".textContent.includes(text)",
+        [testid, text],
+        timeout,
+    )
+
+
 def finished_game(web: Web, name: str, seed: str) -> tuple[str, list[str], str]:
     """A game of ``name`` started from the page and finished over REST by the greedy player."""
     web.new_game(name, seed)
@@ -164,10 +174,7 @@ def test_display_name_at_registration_rename_and_typed_refusals(open_page: Any) 
     anonymous.testid("resign").click()
     anonymous.wait_synced(1)
     anonymous.testid("leaderboard-refresh").click()
-    anonymous.wait(
-        "(n) => document.querySelector('[data-testid=\"leaderboard-rows\"]').textContent.includes(n)",
-        renamed,
-    )
+    wait_text(anonymous, "leaderboard-rows", renamed)
     rows = anonymous.testid("leaderboard-rows").inner_text()
     player_id = anonymous.page.evaluate("window.__client.playerId")
     assert f"anonymous {player_id[2:6]}" in rows
@@ -230,7 +237,8 @@ def test_replay_viewer_steps_through_a_finished_game_with_its_verdict(open_page:
         result: dict[str, list[str]] = viewer.page.evaluate(
             """() => Object.fromEntries([...document.querySelectorAll(
                  '[data-testid="replay-table"] [data-pile]')].map((p) => [p.dataset.pile,
-                 [...p.querySelectorAll(':scope > .card[data-card]')].map((c) => c.dataset.card)]))"""
+                 [...p.querySelectorAll(':scope > .card[data-card]')]
+                   .map((c) => c.dataset.card)]))"""
         )
         return result
 

@@ -1354,7 +1354,7 @@ async function onHint() {
 
 function hintWords(move) {
   const cards = cardsAt(state.view, move.from);
-  const card = cards.length ? cardName(cards[cards.length - 1]) : 'the top card';
+  const card = cards.length ? `the ${cardName(cards[cards.length - 1])}` : 'the top card';
   return `Hint: move ${card} from ${pileName(move.from)} to ${pileName(move.to)} (marked).`;
 }
 
