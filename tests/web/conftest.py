@@ -103,20 +103,34 @@ def web_redis_url(redis_server_url: str) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def base_url(web_redis_url: str) -> Iterator[str]:
     """``python -m server`` on a free loopback port, serving the web client."""
+    # Every page of every test makes players from one address: no rate limits.
+    with serve(web_redis_url, "web-server.log", ["--rate-limits", "off"]) as url:
+        yield url
+
+
+@pytest.fixture
+def limited_base_url(web_redis_url: str) -> Iterator[str]:
+    """A second server with its rate limits on and one hint a minute per player."""
+    with serve(web_redis_url, "web-server-limited.log", ["--hints-per-minute", "1"]) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serve(redis_url: str, log_name: str, extra: list[str]) -> Iterator[str]:
+    """Run ``python -m server`` with ``extra`` arguments until the block ends."""
     assert MSGPACK_MODULE.is_file(), (
         f"{MSGPACK_MODULE.relative_to(ROOT)} is missing: run scripts/install "
         "(it runs `npm ci` in clients/web)"
     )
     port = free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    log_path = ARTIFACTS / "web-server.log"
+    log_path = ARTIFACTS / log_name
     env = {k: v for k, v in os.environ.items() if k not in SERVER_ENV}
-    args = ["--host", "127.0.0.1", "--port", str(port), "--redis-url", web_redis_url]
+    args = ["--host", "127.0.0.1", "--port", str(port), "--redis-url", redis_url]
     args += ["--secret", SECRET, "--log-level", "warning", "--ranked-min-account-age", "0"]
-    args += ["--rate-limits", "off"]  # every page of every test makes players from one address
     # Today's deals are chosen in the background before a daily answers: a small search.
     args += ["--daily-candidate-nodes", "3000", "--daily-candidates", "2"]
-    args += ["--daily-selection-seconds", "5"]
+    args += ["--daily-selection-seconds", "5", *extra]
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "server", *args],
@@ -194,16 +208,16 @@ def open_page(browser: Any, base_url: str) -> Iterator[Any]:
     contexts: list[Any] = []
     webs: list[Web] = []
 
-    def open_(path: str = "/", **options: Any) -> Web:
+    def open_(path: str = "/", server: str | None = None, **options: Any) -> Web:
         options.setdefault("viewport", {"width": 1280, "height": 900})
         context = browser.new_context(**options)
         context.set_default_timeout(WAIT_MS)
         context.add_init_script(WS_CONTROL)
         contexts.append(context)
         page = context.new_page()
-        web = Web(page, base_url)
+        web = Web(page, server or base_url)
         webs.append(web)
-        page.goto(base_url + path)
+        page.goto(web.base_url + path)
         web.wait("window.__client && window.__client.connection === 'online'")
         return web
 

@@ -114,6 +114,17 @@ def test_hint_marks_the_suggested_move_and_says_the_chance(open_page: Any) -> No
     web.screenshot("hint-desktop")
 
 
+def test_a_rate_limited_hint_is_said_in_words(open_page: Any, limited_base_url: str) -> None:
+    web = open_page(server=limited_base_url)
+    web.new_game("balcony", "web-hint-2")
+    web.testid("hint").click()
+    web.wait("window.__client.hint !== null", timeout=10000)
+    web.testid("hint").click()  # the second hint of the minute
+    wait_text(web, "message", "Too many hints for now: try again in")
+    assert web.testid("hint").is_enabled(), "the button is back for later"
+    assert web.page.evaluate("window.__client.hint") is not None, "the first hint stays marked"
+
+
 def test_display_name_at_registration_rename_and_typed_refusals(open_page: Any) -> None:
     first = open_page("/#/me")
     first.testid("me-page").wait_for(state="visible")
@@ -202,6 +213,10 @@ def test_my_games_history_and_stats(open_page: Any) -> None:
     assert (played, won, best, streak, best_streak) == ("2", "1", "52", "0", "1")
     assert axe_violations(web) == [], "my games"
     web.screenshot("my-games-desktop")
+    web.page.emulate_media(color_scheme="dark")
+    assert axe_violations(web) == [], "my games, dark"
+    web.screenshot("my-games-dark")
+    web.page.emulate_media(color_scheme="light")
     web.page.set_viewport_size(PHONE["viewport"])
     web.screenshot("my-games-phone")
 
@@ -268,6 +283,8 @@ def test_replay_viewer_steps_through_a_finished_game_with_its_verdict(open_page:
     assert viewer.testid("replay-first").is_disabled()
     assert axe_violations(viewer) == [], "replay viewer"
     viewer.screenshot("replay-desktop")
+    viewer.page.emulate_media(color_scheme="dark")
+    assert axe_violations(viewer) == [], "replay viewer, dark"
     phone = open_page(f"/#/replay/{game_id}", **PHONE)
     phone.testid("replay-controls").wait_for(state="visible")
     phone.testid("replay-next").click()
