@@ -7,7 +7,7 @@ import logging
 import mimetypes
 import os
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -116,7 +116,24 @@ async def http_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, HTTPException)
     code = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "malformed")
     body = {"code": code, "message": str(error.detail)}
-    return respond(request, {"error": body}, error.status_code)
+    response = respond(request, {"error": body}, error.status_code)
+    response.headers.update(error.headers or {})
+    if error.status_code == 405:
+        response.headers["Allow"] = allowed_methods(request, error.headers or {})
+    return response
+
+
+def allowed_methods(request: Request, headers: Mapping[str, str]) -> str:
+    """The ``Allow`` of a 405: every method of every route on the path (Starlette names
+    only the first route's, and a path such as ``/v1/games`` has a route per method);
+    the web client's pages and files take ``GET`` and ``HEAD``."""
+    methods: set[str] = set()
+    for route in ROUTES:
+        if isinstance(route, Route) and route.path_regex.match(request.url.path):
+            methods |= route.methods or set()
+    if not methods:
+        return headers.get("Allow", "GET, HEAD")
+    return ", ".join(sorted(methods))
 
 
 async def internal_error(request: Request, error: Exception) -> Response:
@@ -166,10 +183,10 @@ class WebPage(BaseRoute):
 
 
 ROUTES: list[Any] = [
-    Route("/healthz", healthz),
-    Route("/readyz", readyz),
-    Route("/openapi.json", openapi),
-    Route("/metrics", metrics.endpoint),
+    Route("/healthz", healthz, methods=["GET"]),
+    Route("/readyz", readyz, methods=["GET"]),
+    Route("/openapi.json", openapi, methods=["GET"]),
+    Route("/metrics", metrics.endpoint, methods=["GET"]),
     Route("/v1/players", rest.create_player, methods=["POST"]),
     Route("/v1/players/me", rest.get_me, methods=["GET"]),
     Route("/v1/players/me", rest.put_me, methods=["PUT", "PATCH"]),

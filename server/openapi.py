@@ -1,13 +1,16 @@
 """The OpenAPI 3.1 document served at ``/openapi.json``.
 
-Written by hand next to the routes it describes; a test checks that every
-route of the app is here and nothing else is.
+The request schemas (bodies and query parameters) are the ones the routes check their
+input against, imported from ``server/rest.py``; the rest is written here.  Tests check
+that every route of the app is here and nothing else is, and run schemathesis against
+a real server (``tests/contract``), which compares real answers with these schemas.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from server import rest
 from server.audit.core import SIGNALS
 from server.errors import ERROR_CODES
 from server.rules import GAME_NAMES
@@ -20,6 +23,10 @@ def _ref(name: str) -> dict[str, str]:
 def _body(schema: dict[str, Any], description: str) -> dict[str, Any]:
     content = {"application/json": {"schema": schema}, "application/msgpack": {"schema": schema}}
     return {"description": description, "content": content}
+
+
+def _request(schema: dict[str, Any], description: str, required: bool = True) -> dict[str, Any]:
+    return {**_body(schema, description), "required": required}
 
 
 def _errors(*statuses: int) -> dict[str, Any]:
@@ -64,17 +71,22 @@ SCHEMAS: dict[str, Any] = {
     },
     "GameInfo": {
         "type": "object",
-        "required": ["name", "title", "decks", "summary"],
+        "required": ["name", "title", "decks", "summary", "piles"],
         "properties": {
             "name": {"type": "string", "enum": list(GAME_NAMES)},
             "title": {"type": "string"},
             "decks": {"type": "integer"},
             "summary": {"type": "string"},
+            "piles": {
+                "type": "object",
+                "additionalProperties": {"type": "string"},
+                "description": "a one-line hint per pile kind of the game",
+            },
         },
     },
     "Snapshot": {
         "type": "object",
-        "required": ["id", "game", "version", "status", "score", "view", "legal_moves"],
+        "required": ["id", "game", "version", "status", "score", "view", "legal_moves", "daily"],
         "properties": {
             "id": {"type": "string"},
             "game": {"type": "string", "enum": list(GAME_NAMES)},
@@ -87,7 +99,11 @@ SCHEMAS: dict[str, Any] = {
                 "items": {"type": "string"},
                 "description": "move texts; null unless the caller owns the game",
             },
-            "daily": {"type": ["string", "null"], "description": "a ranked game's day"},
+            "daily": {
+                "type": ["string", "null"],
+                "format": "date",
+                "description": "the day of a ranked daily game; null for any other game",
+            },
             "assisted": {"type": "boolean", "description": "a hint was taken in this game"},
         },
     },
@@ -121,19 +137,7 @@ SCHEMAS: dict[str, Any] = {
                 "type": ["string", "null"],
                 "description": "the cursor of the next page (pass as ?after=); null on the last",
             },
-            "moves": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "version": {"type": "integer"},
-                        "move": {"type": "string"},
-                        "server_time": {"type": "integer", "description": "Unix ms"},
-                        "client_time": {"type": ["integer", "null"]},
-                        "hash": {"type": "string", "description": "state hash after"},
-                    },
-                },
-            },
+            "moves": {"type": "array", "items": rest.LOG_ENTRY},
         },
     },
 }
@@ -216,27 +220,11 @@ SCHEMAS["LeaderboardEntry"] = {
         },
     },
 }
-SCHEMAS["Replay"] = {
-    "type": "object",
-    "description": "protocol/AUDIT.md",
-    "required": ["format", "game_id", "game", "seed", "moves", "score", "chain_head"],
-    "properties": {
-        "format": {"const": "solitaire-replay/1"},
-        "game_id": {"type": "string"},
-        "game": {"type": "string"},
-        "daily": {"type": ["string", "null"]},
-        "owner": {"type": "string"},
-        "seed": {"type": ["string", "null"]},
-        "deal_hash": {"type": "string"},
-        "created_at": {"type": "integer"},
-        "finished_at": {"type": ["integer", "null"]},
-        "status": {"type": "string"},
-        "score": {"type": "integer"},
-        "moves": {"type": "array", "items": {"type": "object"}},
-        "chain_head": {"type": "string"},
-        "assisted": {"type": "boolean", "description": "a hint was taken in this game"},
-    },
-}
+# The request bodies, as the routes check them (server/rest.py).
+SCHEMAS["Replay"] = rest.REPLAY_EXPORT
+SCHEMAS["CreateGame"] = rest.CREATE_GAME_BODY
+SCHEMAS["Move"] = rest.MOVE_BODY
+SCHEMAS["AuditRequest"] = rest.AUDIT_BODY
 GAME_NAME = {"name": "game", "in": "path", "required": True, "schema": {"enum": list(GAME_NAMES)}}
 DATE = {
     "name": "date",
@@ -254,6 +242,7 @@ def _leaderboard(entries_description: str) -> dict[str, Any]:
             "date": {"type": "string"},
             "size": {"type": "integer"},
             "rank": {"type": ["integer", "null"]},
+            "player_id": {"type": "string", "description": "the caller (…/me only)"},
             "entries": {"type": "array", "items": _ref("LeaderboardEntry")},
         },
         "description": entries_description,
@@ -279,15 +268,8 @@ DAILY_PATHS: dict[str, Any] = {
         },
         "post": {
             "summary": "Start (or resume) the caller's one ranked attempt at today's challenge",
-            "parameters": [
-                GAME_NAME,
-                {
-                    "name": "X-Install-Id",
-                    "in": "header",
-                    "description": "the client's install id; only a keyed hash is stored",
-                    "schema": {"type": "string", "maxLength": 128},
-                },
-            ],
+            "parameters": [GAME_NAME, rest.INSTALL_ID],
+            "requestBody": _request(rest.EMPTY_BODY, "nothing (or {})", False),
             "security": SECURED,
             "responses": {
                 "200": _body(_ref("Snapshot"), "the ranked game"),
@@ -310,15 +292,7 @@ DAILY_PATHS: dict[str, Any] = {
         "get": {
             "summary": "The top of a day's leaderboard (game links once the day closed)",
             "security": OPTIONAL_AUTH,
-            "parameters": [
-                GAME_NAME,
-                DATE,
-                {
-                    "name": "limit",
-                    "in": "query",
-                    "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100},
-                },
-            ],
+            "parameters": [GAME_NAME, DATE, *rest.LEADERBOARD_QUERY],
             "responses": {
                 "200": _body(_leaderboard("best first"), "the board"),
                 **_errors(400, 401, 404),
@@ -328,15 +302,7 @@ DAILY_PATHS: dict[str, Any] = {
     "/v1/leaderboards/{game}/{date}/me": {
         "get": {
             "summary": "The caller's rank and the entries around it",
-            "parameters": [
-                GAME_NAME,
-                DATE,
-                {
-                    "name": "radius",
-                    "in": "query",
-                    "schema": {"type": "integer", "minimum": 0, "maximum": 50, "default": 5},
-                },
-            ],
+            "parameters": [GAME_NAME, DATE, *rest.MY_RANK_QUERY],
             "security": SECURED,
             "responses": {
                 "200": _body(
@@ -415,20 +381,7 @@ AUDIT_PATHS: dict[str, Any] = {
         "post": {
             "summary": "Audit a replay export, or a stored game by id (body up to 4 MiB; an "
             "open day's ranked game: its player only)",
-            "requestBody": _body(
-                {
-                    "oneOf": [
-                        _ref("Replay"),
-                        {
-                            "type": "object",
-                            "required": ["game_id"],
-                            "additionalProperties": False,
-                            "properties": {"game_id": {"type": "string"}},
-                        },
-                    ]
-                },
-                "an export, or the id of a stored game",
-            ),
+            "requestBody": _request(_ref("AuditRequest"), "an export, or the id of a stored game"),
             "security": SECURED,
             "responses": {
                 "200": _body(_ref("Verdict"), "the verdict (passed or not)"),
@@ -439,13 +392,7 @@ AUDIT_PATHS: dict[str, Any] = {
 }
 
 
-NAME = {
-    "type": ["string", "null"],
-    "minLength": 3,
-    "maxLength": 24,
-    "description": "display name: letters, digits, spaces and _-. (NFKC), no space first or "
-    "last; unique on the server in any case (protocol/REST.md, Players)",
-}
+NAME = {**rest.NAME, "type": ["string", "null"], "description": "the display name; null: none"}
 SCHEMAS["Player"]["required"].append("name")
 SCHEMAS["Player"]["properties"]["name"] = NAME
 SCHEMAS["LeaderboardEntry"]["properties"]["name"] = NAME
@@ -460,16 +407,7 @@ SCHEMAS["Me"] = {
 }
 SCHEMAS["GameSummary"] = {
     "type": "object",
-    "required": [
-        "id",
-        "game",
-        "daily",
-        "status",
-        "score",
-        "moves",
-        "created_at",
-        "finished_at",
-    ],
+    "required": ["id", "game", "daily", "status", "score", "moves", "created_at", "finished_at"],
     "properties": {
         "id": {"type": "string"},
         "game": {"type": "string", "enum": list(GAME_NAMES)},
@@ -493,19 +431,10 @@ SCHEMAS["GameStats"] = {
         "best_streak": {"type": "integer"},
     },
 }
-NAME_BODY = _body(
-    {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["name"],
-        "properties": {"name": NAME},
-    },
-    "the new display name (null: none)",
-)
 RENAME = {
     "summary": "Set or remove the caller's display name",
     "security": SECURED,
-    "requestBody": NAME_BODY,
+    "requestBody": _request(rest.NAME_BODY, "the new display name (null: none)"),
     "responses": {"200": _body(_ref("Me"), "the player"), **_errors(400, 401, 409, 413, 415)},
 }
 PLAYER_PATHS: dict[str, Any] = {
@@ -522,19 +451,7 @@ PLAYER_PATHS: dict[str, Any] = {
         "get": {
             "summary": "The caller's games, newest first, in pages",
             "security": SECURED,
-            "parameters": [
-                {
-                    "name": "limit",
-                    "in": "query",
-                    "schema": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50},
-                },
-                {
-                    "name": "cursor",
-                    "in": "query",
-                    "description": "the previous page's next cursor",
-                    "schema": {"type": "string"},
-                },
-            ],
+            "parameters": rest.MY_GAMES_QUERY,
             "responses": {
                 "200": _body(
                     {
@@ -565,6 +482,7 @@ PLAYER_PATHS: dict[str, Any] = {
                             "player_id": {"type": "string"},
                             "games": {
                                 "type": "object",
+                                "required": list(GAME_NAMES),
                                 "properties": {name: _ref("GameStats") for name in GAME_NAMES},
                             },
                         },
@@ -633,17 +551,7 @@ def openapi_document() -> dict[str, Any]:
                 "post": {
                     "summary": "Create a player (a display name if given) and its bearer "
                     "token (30 days)",
-                    "requestBody": {
-                        **_body(
-                            {
-                                "type": "object",
-                                "additionalProperties": False,
-                                "properties": {"name": {**NAME, "type": "string"}},
-                            },
-                            "none, {} or a display name",
-                        ),
-                        "required": False,
-                    },
+                    "requestBody": _request(rest.PLAYER_BODY, "nothing, {} or a name", False),
                     "responses": {
                         "201": _body(_ref("Player"), "the player"),
                         **_errors(400, 409, 413, 415),
@@ -669,23 +577,7 @@ def openapi_document() -> dict[str, Any]:
                     "summary": "Start a casual game (random seed unless given), or practise a "
                     "closed day's challenge (daily)",
                     "security": SECURED,
-                    "requestBody": _body(
-                        {
-                            "type": "object",
-                            "required": ["game"],
-                            "additionalProperties": False,
-                            "properties": {
-                                "game": {"type": "string", "enum": list(GAME_NAMES)},
-                                "seed": {"type": "string", "pattern": "^[A-Za-z0-9._:-]{1,128}$"},
-                                "daily": {
-                                    "type": "string",
-                                    "format": "date",
-                                    "description": "a closed day: deal its challenge, unranked",
-                                },
-                            },
-                        },
-                        "the game to start",
-                    ),
+                    "requestBody": _request(_ref("CreateGame"), "the game to start"),
                     "responses": {
                         "201": _body(_ref("Snapshot"), "the new game"),
                         **_errors(400, 401, 403, 404, 413, 415),
@@ -709,24 +601,7 @@ def openapi_document() -> dict[str, Any]:
                     "summary": "Play a move made against 'version'",
                     "parameters": [GAME_ID],
                     "security": SECURED,
-                    "requestBody": _body(
-                        {
-                            "type": "object",
-                            "required": ["move", "version"],
-                            "additionalProperties": False,
-                            "properties": {
-                                "move": {
-                                    "type": "string",
-                                    "description": "protocol/DIFF.md; 'undo' in casual games",
-                                    "examples": ["tableau[3]>foundation[0]", "undo"],
-                                },
-                                "version": {"type": "integer"},
-                                "move_id": {"type": "string", "maxLength": 64},
-                                "client_time": {"type": "integer", "description": "Unix ms"},
-                            },
-                        },
-                        "the move",
-                    ),
+                    "requestBody": _request(_ref("Move"), "the move"),
                     "responses": {
                         "200": _body(
                             {
@@ -769,25 +644,7 @@ def openapi_document() -> dict[str, Any]:
                 "get": {
                     "summary": "One page of the moves with their times and versions (seed "
                     "once over; an open day's ranked game: its player only)",
-                    "parameters": [
-                        GAME_ID,
-                        {
-                            "name": "after",
-                            "in": "query",
-                            "description": "the previous page's next cursor",
-                            "schema": {"type": "string", "pattern": "^[0-9]{1,20}-[0-9]{1,20}$"},
-                        },
-                        {
-                            "name": "limit",
-                            "in": "query",
-                            "schema": {
-                                "type": "integer",
-                                "minimum": 1,
-                                "maximum": 1000,
-                                "default": 1000,
-                            },
-                        },
-                    ],
+                    "parameters": [GAME_ID, *rest.LOG_QUERY],
                     "security": OPTIONAL_AUTH,
                     "responses": {
                         "200": _body(_ref("Log"), "the page"),

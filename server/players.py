@@ -20,6 +20,7 @@ expired, or no longer carries it (a rename stopped half-way), may be claimed ane
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Any
 
@@ -30,8 +31,6 @@ from server.rules import GAME_NAMES
 
 NAMES_KEY = "names"
 NAME_MIN, NAME_MAX = 3, 24
-#: Characters a name may have besides letters and digits.
-NAME_PUNCTUATION = " _-."
 #: Games listed per player (the newest).
 HISTORY_SIZE = 1000
 #: Games per page of ``GET /v1/players/me/games`` (the default and the most).
@@ -95,22 +94,25 @@ def history_member(created_at: int, game_id: str) -> str:
     return f"{created_at:013d}.{game_id}"
 
 
+#: A display name as sent: 3-24 letters, digits (``\\w``: ``str.isalnum``), ``_``, ``.``,
+#: ``-`` and spaces, no space first or last.  The OpenAPI document publishes it.
+NAME_PATTERN = rf"^[\w.-][\w .-]{{{NAME_MIN - 2},{NAME_MAX - 2}}}[\w.-]$"
+_NAME = re.compile(NAME_PATTERN)
+
+
 def valid_name(value: object) -> str:
-    """The display name ``value`` as kept (NFKC), or ``invalid_field``."""
-    rule = (
-        f"a name is {NAME_MIN}-{NAME_MAX} letters, digits, spaces or '_-.', "
-        "with no space first or last"
-    )
-    if not isinstance(value, str) or len(value) > 4 * NAME_MAX:
-        raise ApiError("invalid_field", rule, field="name")
+    """The display name ``value`` as kept, or ``invalid_field``: its NFKC form (full-width
+    ``Ｂｏｂ`` is ``Bob``) when that is a name too, else as sent (NFKC may lengthen a
+    name, or make a character that is no letter, as ``½`` becomes ``1⁄2``)."""
+    if not isinstance(value, str) or _NAME.fullmatch(value) is None:
+        raise ApiError(
+            "invalid_field",
+            f"a name is {NAME_MIN}-{NAME_MAX} letters, digits, spaces or '_-.', "
+            "with no space first or last",
+            field="name",
+        )
     name = unicodedata.normalize("NFKC", value)
-    if (
-        not NAME_MIN <= len(name) <= NAME_MAX
-        or name != name.strip()
-        or not all(ch.isalnum() or ch in NAME_PUNCTUATION for ch in name)
-    ):
-        raise ApiError("invalid_field", rule, field="name")
-    return name
+    return name if _NAME.fullmatch(name) else value
 
 
 def folded(name: str) -> str:

@@ -3,22 +3,249 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from server import metrics
-from server.audit import AUDIT_BODY_BYTES, audit, audit_stored
+from server.audit import AUDIT_BODY_BYTES, FORMAT, audit, audit_stored
+from server.audit.core import STATUSES
 from server.auth import bearer_token
-from server.codec import check_fields, decode_body, read_body, read_raw, respond
+from server.codec import decode_body, read_body, read_raw, respond
 from server.errors import ApiError
 from server.hints import hint
 from server.limits import AuditPool, HintPool
-from server.players import HISTORY_PAGE
-from server.rules import GAMES
-from server.service import GameService
+from server.players import HISTORY_PAGE, NAME_MAX, NAME_MIN, NAME_PATTERN
+from server.rules import GAME_NAMES, GAMES, UNDO
+from server.rules.moves import ACTIONS, PILE_PATTERN
+from server.schema import INTEGER, check, query
+from server.service import MAX_CLIENT_TIME, MAX_INSTALL_ID, GameService
+
+# The request schemas of the routes: each is what its handler checks the input against
+# and what /openapi.json publishes (server/openapi.py), one source for both.
+
+#: A body that may be absent or ``{}`` and carries nothing.
+EMPTY_BODY: dict[str, Any] = {"type": "object", "additionalProperties": False}
+#: An optional field given as ``null`` is as if it were absent (``REST.md``).
+SEED: dict[str, Any] = {
+    "type": ["string", "null"],
+    "pattern": "^[A-Za-z0-9._:-]{1,128}$",
+    "x-error-code": "invalid_seed",
+    "description": "RNG.md; absent or null: a random seed",
+}
+#: A move's text (``DIFF.md``): an action or ``<pile>><pile>``, in the engine's grammar
+#: (``server.rules.moves``; Python's ``\s`` is what its ``str.strip`` takes off).
+MOVE_TEXT = rf"^({'|'.join((*ACTIONS, UNDO))}|\s*({PILE_PATTERN})\s*>\s*({PILE_PATTERN})\s*)$"
+GAME_NAME: dict[str, Any] = {
+    "type": "string",
+    "enum": list(GAME_NAMES),
+    "x-error-code": "unknown_game_name",
+}
+#: A casual game (a seed or none), or the practice of a closed day: not both.
+CREATE_GAME_BODY: dict[str, Any] = {
+    "anyOf": [
+        {
+            "type": "object",
+            "required": ["game", "daily"],
+            "additionalProperties": False,
+            "properties": {
+                "game": GAME_NAME,
+                "seed": {"type": "null"},
+                "daily": {
+                    "type": "string",
+                    "format": "date",
+                    "description": "a closed day: deal its challenge, unranked",
+                },
+            },
+        },
+        {
+            "type": "object",
+            "required": ["game"],
+            "additionalProperties": False,
+            "properties": {"game": GAME_NAME, "seed": SEED, "daily": {"type": "null"}},
+        },
+    ]
+}
+MOVE_BODY: dict[str, Any] = {
+    "type": "object",
+    "required": ["move", "version"],
+    "additionalProperties": False,
+    "properties": {
+        "move": {
+            "type": "string",
+            "pattern": MOVE_TEXT,
+            "examples": ["tableau[3]>foundation[0]", "undo"],
+            "description": "DIFF.md; the log keeps it normalised (no spaces). Text that is "
+            "no move is 400 malformed_move with the game's version, once the game is found",
+        },
+        "version": {**INTEGER, "minimum": 0},
+        "move_id": {
+            "type": ["string", "null"],
+            "minLength": 1,
+            "maxLength": 64,
+            "description": "makes a retry safe; absent or null: none",
+        },
+        "client_time": {
+            "type": ["integer", "null"],
+            "minimum": 0,
+            "maximum": MAX_CLIENT_TIME,
+            "description": "Unix ms",
+        },
+    },
+}
+#: What the route checks before it finds the game: the move text is the engine's to
+#: refuse (``malformed_move`` with the game's version and reason_code, ERRORS.md) after
+#: the game is found and the caller may move in it; the rest as the schema says.
+MOVE_BODY_SHAPE: dict[str, Any] = {
+    **MOVE_BODY,
+    "properties": {**MOVE_BODY["properties"], "move": {"type": "string"}},
+}
+INSTALL_ID: dict[str, Any] = {
+    "name": "X-Install-Id",
+    "in": "header",
+    "description": "the client's install id; only a keyed hash is stored",
+    "schema": {"type": "string", "maxLength": MAX_INSTALL_ID, "pattern": "^[ -~]*$"},
+}
+HEX64: dict[str, Any] = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+#: One move of a game's log (``GET /v1/games/{id}/log``) and of its replay export.
+LOG_ENTRY: dict[str, Any] = {
+    "type": "object",
+    "required": ["version", "move", "server_time", "client_time", "state_hash", "hash"],
+    "additionalProperties": False,
+    "properties": {
+        "version": {**INTEGER, "minimum": 1, "description": "the version the move made"},
+        "move": {
+            "type": "string",
+            "pattern": "^[ -~]*$",
+            "description": "the move text as the server normalised it (DIFF.md)",
+        },
+        "server_time": {**INTEGER, "description": "Unix ms"},
+        "client_time": {**INTEGER, "type": ["integer", "null"], "description": "Unix ms"},
+        "state_hash": {**HEX64, "description": "the state hash after the move (STATE.md)"},
+        "hash": {
+            "description": "the entry's link in the game's hash chain (AUDIT.md), not "
+            "the state hash",
+            **HEX64,
+        },
+    },
+}
+#: The replay export (``AUDIT.md``): what ``GET /v1/games/{id}/replay`` answers and
+#: what ``POST /v1/audit`` takes.
+REPLAY_EXPORT: dict[str, Any] = {
+    "type": "object",
+    "description": "protocol/AUDIT.md",
+    "required": [
+        "format",
+        "game_id",
+        "game",
+        "daily",
+        "owner",
+        "seed",
+        "deal_hash",
+        "created_at",
+        "finished_at",
+        "status",
+        "score",
+        "moves",
+        "chain_head",
+    ],
+    "additionalProperties": False,
+    "properties": {
+        "format": {"const": FORMAT},
+        "game_id": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"},
+        "game": GAME_NAME,
+        "daily": {"type": ["string", "null"], "format": "date"},
+        "owner": {"type": "string"},
+        "seed": {**SEED, "description": "null while it is secret"},
+        "deal_hash": HEX64,
+        "created_at": {**INTEGER, "description": "Unix ms"},
+        "finished_at": {**INTEGER, "type": ["integer", "null"]},
+        "status": {"type": "string", "enum": list(STATUSES)},
+        "score": INTEGER,
+        "moves": {"type": "array", "items": LOG_ENTRY},
+        "chain_head": HEX64,
+        "assisted": {"type": "boolean", "description": "a hint was taken in this game"},
+    },
+}
+AUDIT_BODY: dict[str, Any] = {
+    "anyOf": [
+        REPLAY_EXPORT,
+        {
+            "type": "object",
+            "required": ["game_id"],
+            "additionalProperties": False,
+            "properties": {"game_id": {"type": "string"}},
+        },
+    ]
+}
+#: Moves per page of ``GET /v1/games/{id}/log`` (the default and the most).
+LOG_PAGE = 1000
+LOG_QUERY: list[dict[str, Any]] = [
+    {
+        "name": "after",
+        "in": "query",
+        "description": "the previous page's next cursor",
+        # A stream id: both parts fit in 64 bits unsigned (Redis refuses larger ones).
+        "schema": {"type": "string", "pattern": "^[0-9]{1,19}-[0-9]{1,19}$"},
+    },
+    {
+        "name": "limit",
+        "in": "query",
+        "schema": {"type": "integer", "minimum": 1, "maximum": LOG_PAGE, "default": LOG_PAGE},
+    },
+]
+LEADERBOARD_QUERY: list[dict[str, Any]] = [
+    {
+        "name": "limit",
+        "in": "query",
+        "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100},
+    }
+]
+#: A display name (``REST.md``, "Players"; ``server.players``).
+NAME: dict[str, Any] = {
+    "type": "string",
+    "pattern": NAME_PATTERN,
+    "description": f"{NAME_MIN}-{NAME_MAX} letters, digits, spaces and _-. (\\w: Unicode "
+    "letters and digits), no space first or last; kept NFKC-normalised; unique on the "
+    "server, compared after NFKC and case folding",
+}
+PLAYER_BODY: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {"name": {**NAME, "type": ["string", "null"], "description": "optional"}},
+}
+NAME_BODY: dict[str, Any] = {
+    "type": "object",
+    "required": ["name"],
+    "additionalProperties": False,
+    "properties": {"name": {**NAME, "type": ["string", "null"], "description": "null: none"}},
+}
+MY_GAMES_QUERY: list[dict[str, Any]] = [
+    {
+        "name": "cursor",
+        "in": "query",
+        "description": "the previous page's next cursor",
+        "schema": {"type": "string", "pattern": "^[0-9]{13}[.]g_[A-Za-z0-9_-]{1,62}$"},
+    },
+    {
+        "name": "limit",
+        "in": "query",
+        "schema": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": HISTORY_PAGE[1],
+            "default": HISTORY_PAGE[0],
+        },
+    },
+]
+MY_RANK_QUERY: list[dict[str, Any]] = [
+    {
+        "name": "radius",
+        "in": "query",
+        "schema": {"type": "integer", "minimum": 0, "maximum": 50, "default": 5},
+    }
+]
 
 
 def service_of(request: Request) -> GameService:
@@ -41,7 +268,7 @@ def player(request: Request) -> str:
 
 
 async def create_player(request: Request) -> Response:
-    body = check_fields(await read_body(request), {}, {"name": str})
+    body = check(await read_body(request), PLAYER_BODY)
     return respond(request, await service_of(request).create_player(body.get("name")), 201)
 
 
@@ -52,22 +279,15 @@ async def get_me(request: Request) -> Response:
 async def put_me(request: Request) -> Response:
     """``PUT`` or ``PATCH``: ``{"name": "..."}`` sets the display name, ``null`` clears it."""
     player_id = player(request)
-    body = check_fields(await read_body(request), {"name": (str, type(None))})
+    body = check(await read_body(request), NAME_BODY)
     return respond(request, await service_of(request).rename(player_id, body["name"]))
-
-
-#: A cursor of ``GET /v1/players/me/games``: a history member (``server.players``).
-HISTORY_CURSOR = re.compile(r"[0-9]{13}\.g_[A-Za-z0-9_-]{1,62}", re.ASCII)
 
 
 async def get_my_games(request: Request) -> Response:
     player_id = player(request)
-    default, most = HISTORY_PAGE
-    limit = query_int(request, "limit", default, 1, most)
-    cursor = request.query_params.get("cursor")
-    if cursor is not None and not HISTORY_CURSOR.fullmatch(cursor):
-        raise ApiError("invalid_field", "cursor is a 'next' cursor of this list", field="cursor")
-    return respond(request, await service_of(request).my_games(player_id, cursor, limit))
+    params = query(request.query_params, MY_GAMES_QUERY)
+    page = await service_of(request).my_games(player_id, params["cursor"], params["limit"])
+    return respond(request, page)
 
 
 async def get_my_stats(request: Request) -> Response:
@@ -90,7 +310,7 @@ async def list_games(request: Request) -> Response:
 
 async def create_game(request: Request) -> Response:
     owner = player(request)
-    body = check_fields(await read_body(request), {"game": str}, {"seed": str, "daily": str})
+    body = check(await read_body(request), CREATE_GAME_BODY)
     snapshot = await service_of(request).create_game(
         owner, body["game"], body.get("seed"), practice=body.get("daily")
     )
@@ -105,14 +325,8 @@ async def get_game(request: Request) -> Response:
 @metrics.measure_move("rest")
 async def post_move(request: Request) -> Response:
     player_id = player(request)
-    body = check_fields(
-        await read_body(request),
-        {"move": str, "version": int},
-        {"move_id": str, "client_time": int},
-    )
+    body = check(await read_body(request), MOVE_BODY_SHAPE)
     move_id = body.get("move_id")
-    if move_id is not None and not 1 <= len(move_id) <= 64:
-        raise ApiError("invalid_field", "move_id is 1-64 characters", field="move_id")
     game_id = request.path_params["id"]
     service = service_of(request)
     reply, patch, _ = await service.play(
@@ -132,7 +346,7 @@ async def post_hint(request: Request) -> Response:
     """A hint for the owner of a casual game (``REST.md``): the fair solver's move and
     chance of winning, computed in the bounded hint pool; the game is marked assisted."""
     player_id = player(request)
-    check_fields(await read_body(request), {})
+    check(await read_body(request), EMPTY_BODY)
     service = service_of(request)
     pool: HintPool = request.app.state.hint_pool
     stored, game = await service.hint_position(request.path_params["id"], player_id)
@@ -151,30 +365,12 @@ async def post_hint(request: Request) -> Response:
 
 async def get_log(request: Request) -> Response:
     """One page of the log: ``limit`` moves after the cursor ``after`` (``REST.md``)."""
-    limit = query_int(request, "limit", LOG_PAGE, 1, LOG_PAGE)
-    after = request.query_params.get("after")
-    if after is not None and not LOG_CURSOR.fullmatch(after):
-        raise ApiError("invalid_field", "after is a 'next' cursor of the log", field="after")
+    params = query(request.query_params, LOG_QUERY)
     service = service_of(request)
-    page = await service.log(request.path_params["id"], viewer(request), after, limit)
+    page = await service.log(
+        request.path_params["id"], viewer(request), params["after"], params["limit"]
+    )
     return respond(request, page)
-
-
-#: Moves per page of ``GET /v1/games/{id}/log`` (the default and the most).
-LOG_PAGE = 1000
-#: A log cursor: the stream id of the page's last entry.
-LOG_CURSOR = re.compile(r"[0-9]{1,20}-[0-9]{1,20}", re.ASCII)
-
-
-def query_int(request: Request, name: str, default: int, low: int, high: int) -> int:
-    text = request.query_params.get(name)
-    if text is None:
-        return default
-    # isascii: str.isdigit() also takes digits such as '²' that int() refuses; and at
-    # most 9 digits, so no huge number is ever converted.
-    if not (text.isascii() and text.isdigit() and len(text) <= 9 and low <= int(text) <= high):
-        raise ApiError("invalid_field", f"{name} is an integer from {low} to {high}", field=name)
-    return int(text)
 
 
 async def get_daily(request: Request) -> Response:
@@ -185,18 +381,33 @@ async def get_daily(request: Request) -> Response:
 
 async def start_daily(request: Request) -> Response:
     player_id = player(request)
-    check_fields(await read_body(request), {})
+    check(await read_body(request), EMPTY_BODY)
+    install_id = header(request, INSTALL_ID)
     snapshot = await service_of(request).start_daily(
         player_id,
         request.path_params["game"],
         client_address=request.client.host if request.client else None,
-        install_id=request.headers.get("x-install-id"),
+        install_id=install_id,
     )
     return respond(request, snapshot)
 
 
+def header(request: Request, spec: dict[str, Any]) -> str | None:
+    """The header of ``spec`` (an OpenAPI header parameter), checked against its schema
+    (``invalid_field`` naming the header), or None when absent."""
+    value = request.headers.get(spec["name"])
+    if value is not None:
+        try:
+            check(value, spec["schema"])
+        except ApiError:
+            raise ApiError(
+                "invalid_field", f"{spec['name']} is not valid here", field=spec["name"]
+            ) from None
+    return value
+
+
 async def get_leaderboard(request: Request) -> Response:
-    limit = query_int(request, "limit", 100, 1, 1000)
+    limit = query(request.query_params, LEADERBOARD_QUERY)["limit"]
     params = request.path_params
     service = service_of(request)
     board = await service.leaderboard(params["game"], params["date"], limit, viewer(request))
@@ -205,7 +416,7 @@ async def get_leaderboard(request: Request) -> Response:
 
 async def get_my_rank(request: Request) -> Response:
     player_id = player(request)
-    radius = query_int(request, "radius", 5, 0, 50)
+    radius = query(request.query_params, MY_RANK_QUERY)["radius"]
     params = request.path_params
     mine = await service_of(request).my_rank(params["game"], params["date"], player_id, radius)
     return respond(request, mine)
@@ -270,20 +481,11 @@ def audit_posted(data: bytes, media: str) -> tuple[str, Any]:
     """
     try:
         body = decode_body(data, media, AUDIT_BODY_BYTES)
-        if isinstance(body, dict) and set(body) == {"game_id"}:
-            return "stored", check_fields(body, {"game_id": str})["game_id"]
-        check_export_fields(body)
+        if not isinstance(body, dict):
+            raise ApiError("malformed", "a message is a map")
+        body = check(body, AUDIT_BODY)
+        if set(body) == {"game_id"}:
+            return "stored", body["game_id"]
     except ApiError as error:
         return "error", (error.code, error.message, error.details)
     return "verdict", audit(body).to_dict()
-
-
-def check_export_fields(body: object) -> None:
-    """Refuse a posted export whose top-level fields other than ``moves`` are lists or
-    maps (``invalid_field``): every such field is a scalar, and the audit compares them
-    with sets.  Other shape problems are the audit's ``malformed_export`` finding."""
-    if isinstance(body, dict):
-        for name, value in body.items():
-            if name != "moves" and isinstance(value, dict | list):
-                text = str(name)[:40]
-                raise ApiError("invalid_field", f"field {text!r} is a scalar", field=text)

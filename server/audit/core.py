@@ -627,7 +627,8 @@ def shape_problems(export: Any) -> list[str]:
 
     get = export.get
     need("format", get("format") == FORMAT, repr(FORMAT))
-    need("game_id", isinstance(get("game_id"), str) and get("game_id") != "", "a game id")
+    game_id = get("game_id")
+    need("game_id", isinstance(game_id, str) and game_id != "" and game_id.isascii(), "a game id")
     need("game", get("game") in GAMES, f"one of {', '.join(GAMES)}")
     daily = get("daily")
     need(

@@ -15,7 +15,9 @@ PILE_KINDS = ("foundation", "tableau", "reserve", "stock", "waste", "bouquet")
 INDEXED_KINDS = ("foundation", "tableau")
 ACTIONS = ("deal", "redeal", "resign")
 
-_PILE_RE = re.compile(r"(foundation|tableau)\[(0|[1-9][0-9]?)\]|(reserve|stock|waste|bouquet)")
+#: A pile's address; ``server/rest.py`` publishes it in the move text's pattern.
+PILE_PATTERN = r"(foundation|tableau)\[(0|[1-9][0-9]?)\]|(reserve|stock|waste|bouquet)"
+_PILE_RE = re.compile(PILE_PATTERN)
 
 
 class IllegalMove(ValueError):

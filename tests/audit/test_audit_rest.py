@@ -127,9 +127,14 @@ async def test_audit_errors(http: httpx.AsyncClient) -> None:
     assert response.status_code == 413
     assert response.json()["error"]["code"] == "frame_too_large"
 
+    # Neither an export nor a game id by the schema of /openapi.json: a 400, not a verdict.
     response = await http.post("/v1/audit", json={"game_id": "g_x", "seed": "abc"})
-    assert response.status_code == 200
-    assert checks(response.json()) == {"malformed_export"}
+    assert response.status_code == 400
+    assert response.json()["error"] == {
+        "code": "missing_field",
+        "message": "missing field 'format'",
+        "field": "format",
+    }
 
 
 async def test_other_routes_keep_the_usual_body_limit(http: httpx.AsyncClient) -> None:

@@ -252,6 +252,14 @@ async def test_openapi_document(http) -> None:
         for parameter in item.get("parameters", []):
             assert parameter["in"] == "path"
             assert "{" + parameter["name"] + "}" in path
+        # A method the document does not list is a 405 whose Allow lists the ones it does.
+        concrete = path.replace("{id}", "g_x").replace("{game}", "colorado")
+        concrete = concrete.replace("{date}", "2026-01-01")
+        response = await http.request("PUT", concrete)
+        assert response.status_code == 405, path
+        allowed = {method.upper() for method in operations}
+        allowed |= {"HEAD"} if "GET" in allowed else set()
+        assert set(response.headers["allow"].split(", ")) == allowed, path
 
 
 async def test_log_stays_encodable_with_the_largest_client_time(http, api: Api) -> None:
