@@ -307,6 +307,10 @@ def test_todays_daily_replay_waits_politely_for_the_close(open_page: Any) -> Non
     web.testid("daily").click()
     web.testid("daily-done").wait_for(state="visible")
     web.testid("daily-done-replay").click()
+    # Its player may look at it at once; the verdict waits for the close.
+    web.testid("replay-controls").wait_for(state="visible")
+    wait_text(web, "verdict-integrity", "a daily game's verdict comes once its day has closed")
+    assert web.testid("replay-step").inner_text() == "0 / 1"
     other = open_page(web.page.url.split(web.base_url)[1])
     other.testid("replay-page").wait_for(state="visible")
     other.wait(

@@ -326,7 +326,10 @@ async function loadVerdict(gameId, token, exported) {
     fair.textContent = words.fair;
   } catch (error) {
     if (error instanceof ApiError && error.code === 'not_finished') {
-      integrity.textContent = 'Audit: the game is still being played, so there is no verdict yet.';
+      integrity.textContent =
+        exported.daily && exported.status !== 'playing'
+          ? "Audit: a daily game's verdict comes once its day has closed."
+          : 'Audit: the game is still being played, so there is no verdict yet.';
     } else if (error instanceof ApiError && error.code === 'audit_busy') {
       integrity.textContent = 'Audit: the auditor is busy right now; open the replay again in a moment.';
     } else {
