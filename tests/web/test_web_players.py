@@ -19,6 +19,7 @@ from test_web_experience import (
     axe_violations,
     greedy_moves,
     play_rest,
+    set_setting,
 )
 from web_helpers import Web, choose_card_move
 
@@ -79,6 +80,25 @@ def test_undo_button_and_ctrl_z_take_moves_back_in_a_casual_game(open_page: Any)
     web.wait_synced(5)
     web.wait("window.__client.undoable === 1")
     assert not web.testid("undo").is_disabled()
+
+
+def test_an_undone_move_is_not_played_again_by_auto_move(open_page: Any) -> None:
+    web = open_page()
+    set_setting(web, "auto-move", True)
+    web.new_game("colorado", "web-1")  # auto-move sends cards home at once
+    web.wait(
+        """() => { const c = window.__client;
+             return c.version > 0 && c.pending === null && c.legalMoves !== null
+               && !c.legalMoves.some((m) => m.includes('>foundation')); }""",
+        timeout=15000,
+    )
+    version = web.wait_synced()["version"]
+    web.testid("undo").click()
+    web.wait_synced(version + 1)
+    web.page.wait_for_timeout(600)  # auto-move would have sent the card home again by now
+    after = web.wait_synced()
+    assert after["version"] == version + 1, "nothing was played after the undo"
+    assert any(">foundation" in move for move in after["legalMoves"]), "the card can go home"
 
 
 def test_ranked_daily_has_no_undo_or_hint(open_page: Any) -> None:

@@ -73,6 +73,7 @@ const state = {
   undoable: 0, // moves still in effect that an undo would take back (null: not known yet)
   hint: null, // {from, to, version}: the server's suggested move, marked on the table
   hinting: false, // a hint request in flight
+  autoPaused: false, // after an undo, auto-move and auto-finish wait for the player's next move
   page: 'game', // "game" | "me" | "replay": what the main area shows
   boardDaysBack: 0, // the leaderboard's day: 0 today, 1 yesterday (closed: replays and par)
   startedAt: null, // when this page saw the game's first move (the timer)
@@ -539,6 +540,7 @@ function onPatch(message) {
   // Another move than the one drawn ahead (made elsewhere first): redraw it all.
   viewStamp += ahead && (ahead.version !== message.to || ahead.move !== message.move) ? 2 : 1;
   state.version = message.to;
+  if (message.move === 'undo') state.autoPaused = true;
   if (state.undoable !== null) {
     if (message.move === 'undo') state.undoable = Math.max(state.undoable - 1, 0);
     else if (message.move !== 'resign') state.undoable += 1;
@@ -714,6 +716,7 @@ function resetGame() {
     undoable: null,
     hint: null,
     hinting: false,
+    autoPaused: false,
   });
   clearTimeout(autoPlayTimer);
 }
@@ -1003,9 +1006,10 @@ function noteReady() {
   }
 }
 
-function sendMove(move) {
+function sendMove(move, { auto = false } = {}) {
   state.selected = null;
   if (!owner()) return;
+  if (!auto && move !== 'undo') state.autoPaused = false; // the player plays on: so may auto-play
   if (state.pending) {
     say('Wait: the last move has not been answered yet.', 'info');
     render();
@@ -1089,13 +1093,14 @@ function scheduleAutoPlay() {
 
 function autoPlay() {
   if (!canInteract() || state.pending || state.caughtUpAt !== null || state.selected || drag) return;
+  if (state.autoPaused) return; // after an undo: never play the undone move again by itself
   const legal = currentLegalMoves();
   if (!legal) return;
   const move =
     (state.settings.autoFinish && finishMove(state.view, legal)) ||
     (state.settings.autoMove && safeMove(state.game, state.view, legal)) ||
     null;
-  if (move) sendMove(move);
+  if (move) sendMove(move, { auto: true });
 }
 
 /** A move of the card at `address` to a foundation that takes it (the server's legal moves). */
