@@ -13,7 +13,7 @@ from server.app import create_app
 from server.config import Settings
 from server.daily import DAY_MS, opens_ms
 from server.rules import new_game
-from server.testing import UNLIMITED
+from server.testing import TEST_DAILY, UNLIMITED, dailies_chosen
 
 DAY = "2026-11-28"
 NOON = opens_ms(DAY) + DAY_MS // 2
@@ -30,6 +30,7 @@ async def served(
             secret="replay-viewer-secret-of-at-least-32-bytes",
             ranked_min_account_age=0,
             limits=UNLIMITED,
+            daily=TEST_DAILY,
         )
     )
     async with app.router.lifespan_context(app):
@@ -49,6 +50,7 @@ async def test_a_ranked_game_is_replayable_with_its_verdict_by_anyone_after_the_
     http, app = served
     now = [NOON]
     app.state.service.clock = lambda: now[0]
+    await dailies_chosen(app)
     owner, other = await token_of(http), await token_of(http)
     game = (await http.post("/v1/daily/matrimony", headers=owner)).json()
     for version in range(3):

@@ -6,10 +6,11 @@ import random
 
 import httpx
 from redis.crc import key_slot
-from server_support import Api, Player, error_code
+from server_support import Api, Player, RunningServer, error_code
 
 from server.players import Players, games_key, player_key, stats_key
 from server.rules import Game, new_game
+from server.testing import dailies_chosen
 
 #: A Colorado deal the greedy player below wins (found offline with the engine).
 WON_SEED = "win-11"
@@ -87,7 +88,10 @@ async def test_a_name_whose_player_expired_can_be_claimed(http, redis_client) ->
     assert await redis_client.hget("names", "ghost") == heir.player_id.encode()
 
 
-async def test_leaderboard_entries_carry_the_players_names(http, api: Api) -> None:
+async def test_leaderboard_entries_carry_the_players_names(
+    http, api: Api, server: RunningServer
+) -> None:
+    await dailies_chosen(server.app)
     ann = await named(http, "Board Ann")
     anonymous = await api.player()
     for player in (ann, anonymous):
@@ -103,7 +107,10 @@ async def test_leaderboard_entries_carry_the_players_names(http, api: Api) -> No
     ] == ["Board Ann"]
 
 
-async def test_my_games_lists_every_game_newest_first_in_pages(http, api: Api) -> None:
+async def test_my_games_lists_every_game_newest_first_in_pages(
+    http, api: Api, server: RunningServer
+) -> None:
+    await dailies_chosen(server.app)
     me, other = await api.player(), await api.player()
     created = [await api.create_game(me, name, f"hist-{name}") for name in ("colorado", "balcony")]
     await api.create_game(other, "matrimony")
@@ -223,7 +230,10 @@ async def test_a_finished_game_has_a_cached_verdict(http, api: Api, redis_client
     assert missing.status_code == 404 and error_code(missing) == "unknown_game"
 
 
-async def test_an_open_days_game_has_no_verdict_for_others(http, api: Api) -> None:
+async def test_an_open_days_game_has_no_verdict_for_others(
+    http, api: Api, server: RunningServer
+) -> None:
+    await dailies_chosen(server.app)
     me, other = await api.player(), await api.player()
     game = (await http.post("/v1/daily/colorado", headers=me.headers)).json()
     await api.move(me, game["id"], "resign", 0)

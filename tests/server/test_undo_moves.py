@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from server_support import Api, apply_patch, error_code
+from server_support import Api, RunningServer, apply_patch, error_code
 
 from server.rules import UNDO, new_game
+from server.testing import dailies_chosen
 
 
 async def test_rest_undo_goes_back_move_by_move_and_is_logged_and_audited(api: Api, http) -> None:
@@ -50,7 +51,10 @@ async def test_undo_after_the_end_is_game_over(api: Api, http) -> None:
     assert refused.status_code == 409 and error_code(refused) == "game_over"
 
 
-async def test_undo_is_refused_in_a_ranked_game(api: Api, http, ws_connect) -> None:
+async def test_undo_is_refused_in_a_ranked_game(
+    api: Api, http, ws_connect, server: RunningServer
+) -> None:
+    await dailies_chosen(server.app)
     owner = await api.player()
     started = await http.post("/v1/daily/gloucestershire", headers=owner.headers)
     game = started.json()
