@@ -25,7 +25,7 @@ from server import daily
 from server.rules import Game, load_game
 from server.service import GameService
 from server.store import Store
-from server.testing import RedisProcess
+from server.testing import RedisProcess, choose_dailies
 
 GAME = "colorado"
 #: Noon of a fixed day: every ranked attempt is played while its day is open.
@@ -70,6 +70,7 @@ async def play(service: GameService, game_id: str, owner: str, rng: random.Rando
 async def run(redis: CountingRedis, games: int) -> dict[str, dict[str, Any]]:
     service = GameService(Store(redis), b"ranked-moves-benchmark-secret-0123", clock=lambda: NOON)
     results: dict[str, dict[str, Any]] = {}
+    await choose_dailies(service)  # as the server's background selection does
     for kind in ("casual", "ranked"):
         started = []
         for _ in range(games):
@@ -77,7 +78,7 @@ async def run(redis: CountingRedis, games: int) -> dict[str, dict[str, Any]]:
             if kind == "ranked":
                 game_id = (await service.start_daily(player, GAME))["id"]
             else:
-                seed = daily.daily_seed(service.secret, GAME, daily.today(NOON))
+                seed = await service.chosen_daily_seed(GAME, daily.today(NOON))
                 game_id = (await service.create_game(player, GAME, seed))["id"]
             started.append((game_id, player))
         redis.round_trips = 0

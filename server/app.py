@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import mimetypes
@@ -11,7 +12,7 @@ from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio import Redis
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -25,12 +26,14 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from server import metrics, rest, web
 from server.codec import respond, wants_msgpack
 from server.config import Settings, WeakSecret
+from server.dailies import DailySelector
 from server.errors import ApiError
 from server.hub import Hub
 from server.keys import MIN_SECRET_BYTES
-from server.limits import AuditPool, Limiter, RateLimits, retry_after_header
+from server.limits import AuditPool, HintPool, Limiter, RateLimits, retry_after_header
 from server.logs import RequestIds
 from server.openapi import openapi_document
+from server.redisconn import connect, stop_task
 from server.service import GameService
 from server.store import Store
 from server.ws import websocket_endpoint
@@ -54,6 +57,24 @@ async def shared_secret(redis: Redis, configured: str) -> bytes:
             f"{MIN_SECRET_BYTES}: delete it (a new one is made) or set --secret / SERVER_SECRET"
         )
     return value
+
+
+#: Seconds between re-drives of board entries left pending (the first is at start).
+REDRIVE_INTERVAL = 60.0
+
+
+async def redrive_outboxes(service: GameService) -> None:
+    """Record the board entries a stopped process left in ranked games' outboxes: at
+    start, then every :data:`REDRIVE_INTERVAL` (``protocol/REDIS.md``, "Outbox")."""
+    while True:
+        try:
+            drained = await service.redrive_outboxes()
+        except (RedisError, OSError) as error:
+            log.warning("re-driving board entries failed (%s); trying again later", error)
+        else:
+            if drained:
+                log.info("recorded %d pending board entries", drained)
+        await asyncio.sleep(REDRIVE_INTERVAL)
 
 
 class NegotiateAccept:
@@ -187,12 +208,18 @@ ROUTES: list[Any] = [
     Route("/openapi.json", openapi, methods=["GET"]),
     Route("/metrics", metrics.endpoint, methods=["GET"]),
     Route("/v1/players", rest.create_player, methods=["POST"]),
+    Route("/v1/players/me", rest.get_me, methods=["GET"]),
+    Route("/v1/players/me", rest.put_me, methods=["PUT", "PATCH"]),
+    Route("/v1/players/me/games", rest.get_my_games, methods=["GET"]),
+    Route("/v1/players/me/stats", rest.get_my_stats, methods=["GET"]),
     Route("/v1/games", rest.list_games, methods=["GET"]),
     Route("/v1/games", rest.create_game, methods=["POST"]),
     Route("/v1/games/{id}", rest.get_game, methods=["GET"]),
     Route("/v1/games/{id}/moves", rest.post_move, methods=["POST"]),
+    Route("/v1/games/{id}/hint", rest.post_hint, methods=["POST"]),
     Route("/v1/games/{id}/log", rest.get_log, methods=["GET"]),
     Route("/v1/games/{id}/replay", rest.get_replay, methods=["GET"]),
+    Route("/v1/games/{id}/verdict", rest.get_verdict, methods=["GET"]),
     Route("/v1/daily/{game}", rest.get_daily, methods=["GET"]),
     Route("/v1/daily/{game}", rest.start_daily, methods=["POST"]),
     Route("/v1/daily/{game}/{date}", rest.get_daily, methods=["GET"]),
@@ -217,33 +244,45 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        client = redis
+        client: Any = redis
         if client is None and settings.redis_url:
-            # A blocking pool waits for a free connection where the default one fails
-            # ("Too many connections") under a few hundred busy clients.
-            pool = BlockingConnectionPool.from_url(
-                settings.redis_url, max_connections=64, timeout=5, health_check_interval=10
-            )
-            client = metrics.MeasuredRedis.from_pool(pool)  # owns the pool: aclose() closes it
+            client = connect(settings.redis_url, settings.redis_cluster)
         assert client is not None
-        store = Store(client, player_idle_ttl=settings.player_idle_ttl)
+        store = Store(
+            client,
+            player_idle_ttl=settings.player_idle_ttl,
+            durable=settings.durability == "replica",
+        )
         app.state.store = store
-        app.state.service = GameService(
+        service = GameService(
             store,
             await shared_secret(client, settings.secret),
             ranked_min_account_age=settings.ranked_min_account_age,
         )
-        app.state.service.max_moves_per_game = settings.limits.max_moves_per_game
+        app.state.service = service
+        service.max_moves_per_game = settings.limits.max_moves_per_game
         app.state.limits = Limiter(client, settings.limits)
         app.state.audit_pool = AuditPool(settings.limits)
-        app.state.hub = Hub(client)
+        app.state.hint_pool = HintPool(settings.limits)
+        # The service's clock is read at each pass (tests move it).
+        app.state.dailies = DailySelector(
+            client, service.secret, settings.daily, lambda: service.clock()
+        )
+        service.request_daily = app.state.dailies.request
+        app.state.hub = Hub(store.nodes)
         await app.state.hub.start()
+        redrive = asyncio.create_task(redrive_outboxes(service), name="outbox")
+        app.state.dailies.start()
         try:
             yield
         finally:
+            await app.state.dailies.stop()
+            app.state.hint_pool.stop()
+            await stop_task(redrive)
             await app.state.hub.stop()
             await app.state.limits.stop()
             app.state.audit_pool.stop()
+            await store.nodes.aclose()
             if redis is None:
                 await client.aclose()
             metrics.worker_exited(os.getpid())

@@ -10,6 +10,15 @@ from typing import Any
 
 from server.keys import MIN_SECRET_BYTES
 
+#: The values of ``--durability`` (``DURABILITY``), the default first.
+DURABILITY_LEVELS = ("none", "replica")
+
+
+def env_flag(value: str) -> bool:
+    """An environment flag: ``1``/``true``/``yes`` (any case) is on."""
+    return value.strip().lower() in ("1", "true", "yes")
+
+
 #: Default time an anonymous player record lives without activity (seconds): 30 days, the
 #: lifetime of its token.
 PLAYER_IDLE_TTL = 30 * 24 * 3600
@@ -65,6 +74,8 @@ class Limits:
     player_moves_per_minute: int = 600
     #: ``POST /v1/audit`` per player per minute.
     audits_per_minute: int = 6
+    #: Display-name changes (``PUT``/``PATCH /v1/players/me``) per player per hour.
+    name_changes_per_hour: int = 10
     #: Open WebSockets per client address, over every instance.
     max_connections_per_address: int = 64
     #: Frames a WebSocket may send in a burst, and their refill per second.
@@ -75,6 +86,11 @@ class Limits:
     #: Audits run at once per process, and audits waiting for a turn.
     audit_workers: int = 1
     audit_queue: int = 8
+    #: ``POST /v1/games/{id}/hint`` per player per minute.
+    hints_per_minute: int = 20
+    #: Hints computed at once per process, and hints waiting for a turn.
+    hint_workers: int = 1
+    hint_queue: int = 4
 
 
 #: field -> (flag, environment variable, help)
@@ -109,6 +125,11 @@ LIMIT_OPTIONS: dict[str, tuple[str, str, str]] = {
         "AUDITS_PER_MINUTE",
         "POST /v1/audit per player per minute",
     ),
+    "name_changes_per_hour": (
+        "--name-changes-per-hour",
+        "NAME_CHANGES_PER_HOUR",
+        "display-name changes (PUT/PATCH /v1/players/me) per player per hour",
+    ),
     "max_connections_per_address": (
         "--max-connections-per-address",
         "MAX_CONNECTIONS_PER_ADDRESS",
@@ -131,7 +152,59 @@ LIMIT_OPTIONS: dict[str, tuple[str, str, str]] = {
     ),
     "audit_workers": ("--audit-workers", "AUDIT_WORKERS", "audits run at once per process"),
     "audit_queue": ("--audit-queue", "AUDIT_QUEUE", "audits waiting per process"),
+    "hints_per_minute": (
+        "--hints-per-minute",
+        "HINTS_PER_MINUTE",
+        "POST /v1/games/{id}/hint per player per minute",
+    ),
+    "hint_workers": ("--hint-workers", "HINT_WORKERS", "hints computed at once per process"),
+    "hint_queue": ("--hint-queue", "HINT_QUEUE", "hints waiting per process"),
 }
+
+
+@dataclass(frozen=True)
+class DailySelection:
+    """The solver's budget for choosing a day's deal (``server.dailies``)."""
+
+    #: Positions the solver searches per candidate deal.
+    candidate_nodes: int = 200_000
+    #: Candidates tried at most per game and day.
+    candidates: int = 40
+    #: Seconds of selection at most per game and day.
+    seconds: float = 120.0
+
+    def __post_init__(self) -> None:
+        if self.candidate_nodes < 1 or self.candidates < 1 or self.seconds <= 0:
+            raise ValueError("the daily selection budgets are positive")
+
+
+#: field -> (flag, environment variable, help)
+DAILY_OPTIONS: dict[str, tuple[str, str, str]] = {
+    "candidate_nodes": (
+        "--daily-candidate-nodes",
+        "DAILY_CANDIDATE_NODES",
+        "positions the solver searches per candidate daily deal",
+    ),
+    "candidates": (
+        "--daily-candidates",
+        "DAILY_CANDIDATES",
+        "candidate deals tried at most per game and day",
+    ),
+    "seconds": (
+        "--daily-selection-seconds",
+        "DAILY_SELECTION_SECONDS",
+        "seconds of selection at most per game and day",
+    ),
+}
+
+
+def daily_selection_from_environment() -> DailySelection:
+    values: dict[str, Any] = {}
+    for name, (_, env, _) in DAILY_OPTIONS.items():
+        if env in os.environ:
+            kind = float if name == "seconds" else int
+            values[name] = kind(os.environ[env])
+    return DailySelection(**values)
 
 
 def on_off(text: str) -> bool:
@@ -180,6 +253,11 @@ class Settings:
     log_level: str = "info"
     #: Seconds an account must exist before it may start a ranked attempt; 0: no minimum.
     ranked_min_account_age: int = 86400
+    #: ``redis_url`` names one node of a Redis Cluster (the rest are discovered).
+    redis_cluster: bool = False
+    #: ``none``: a move is acknowledged once its Redis primary has it; ``replica``: once a
+    #: replica of that primary has it too (``WAIT``), so a failover loses no acknowledged move.
+    durability: str = "none"
     limits: Limits = Limits()
     #: ``json`` (one object per line) or ``text``; empty: :func:`default_log_format`.
     log_format: str = ""
@@ -193,6 +271,8 @@ class Settings:
     max_header_bytes: int = 64 * 1024
     #: Seconds a client has to send a whole request head.
     header_timeout: float = 10.0
+    #: The solver's budget for choosing the dailies.
+    daily: DailySelection = DailySelection()
 
     def __post_init__(self) -> None:
         check_secret(self.secret)
@@ -204,6 +284,10 @@ class Settings:
             raise ValueError("the request head limit is at least 1024 bytes")
         if self.header_timeout <= 0:
             raise ValueError("the request head timeout is a positive number of seconds")
+        if self.durability not in DURABILITY_LEVELS:
+            raise ValueError(f"durability is one of {', '.join(DURABILITY_LEVELS)}")
+        if not self.redis_url and (self.redis_cluster or self.durability != "none"):
+            raise ValueError("--redis-cluster and --durability replica need --redis-url")
 
     @classmethod
     def _environment_values(cls) -> dict[str, Any]:
@@ -217,6 +301,8 @@ class Settings:
             "ranked_min_account_age": int(
                 os.environ.get("RANKED_MIN_ACCOUNT_AGE", cls.ranked_min_account_age)
             ),
+            "redis_cluster": env_flag(os.environ.get("REDIS_CLUSTER", "")),
+            "durability": os.environ.get("DURABILITY", cls.durability),
             "limits": limits_from_environment(),
             "log_format": os.environ.get("LOG_FORMAT", cls.log_format),
             "data_dir": os.environ.get("DATA_DIR", cls.data_dir),
@@ -224,6 +310,7 @@ class Settings:
             "player_idle_ttl": int(os.environ.get("PLAYER_IDLE_TTL", cls.player_idle_ttl)),
             "max_header_bytes": int(os.environ.get("MAX_HEADER_BYTES", cls.max_header_bytes)),
             "header_timeout": float(os.environ.get("HEADER_TIMEOUT", cls.header_timeout)),
+            "daily": daily_selection_from_environment(),
         }
 
     @classmethod
@@ -264,6 +351,21 @@ class Settings:
             help="age an account needs to start a ranked attempt (RANKED_MIN_ACCOUNT_AGE; "
             "default 86400, 0: off)",
         )
+        parser.add_argument(
+            "--redis-cluster",
+            action="store_true",
+            default=defaults.redis_cluster,
+            help="--redis-url names a node of a Redis Cluster (REDIS_CLUSTER=1)",
+        )
+        parser.add_argument(
+            "--durability",
+            choices=DURABILITY_LEVELS,
+            default=defaults.durability,
+            help="acknowledge a move once its Redis primary has it (none, the default) or "
+            "once a replica has it too (replica) (DURABILITY)",
+        )
+        if defaults.durability not in DURABILITY_LEVELS:
+            parser.error(f"DURABILITY is one of {', '.join(DURABILITY_LEVELS)}")
         parser.add_argument(
             "--rate-limits",
             type=on_off,
@@ -317,6 +419,14 @@ class Settings:
             default=defaults.header_timeout,
             help="seconds to receive a whole request head (HEADER_TIMEOUT; default 10)",
         )
+        for name, (flag, env, text) in DAILY_OPTIONS.items():
+            parser.add_argument(
+                flag,
+                type=float if name == "seconds" else count,
+                dest=f"daily_{name}",
+                default=getattr(defaults.daily, name),
+                help=f"{text} ({env}; default {getattr(DailySelection, name)})",
+            )
         args = parser.parse_args(argv)
         limits = Limits(
             rate_limits=args.rate_limits, **{name: getattr(args, name) for name in LIMIT_OPTIONS}
@@ -324,6 +434,9 @@ class Settings:
         if args.ranked_min_account_age < 0:
             parser.error("--ranked-min-account-age is 0 (off) or a number of seconds")
         try:
+            selection = DailySelection(
+                **{name: getattr(args, f"daily_{name}") for name in DAILY_OPTIONS}
+            )
             return cls(
                 host=args.host,
                 port=args.port,
@@ -332,6 +445,8 @@ class Settings:
                 workers=args.workers,
                 log_level=args.log_level,
                 ranked_min_account_age=args.ranked_min_account_age,
+                redis_cluster=args.redis_cluster,
+                durability=args.durability,
                 limits=limits,
                 log_format=args.log_format or "",
                 data_dir=args.data_dir,
@@ -339,8 +454,9 @@ class Settings:
                 player_idle_ttl=args.player_idle_ttl,
                 max_header_bytes=args.max_header_bytes,
                 header_timeout=args.header_timeout,
+                daily=selection,
             )
-        except ValueError as error:  # WeakSecret included
+        except ValueError as error:  # a weak secret, or a setting that needs another
             parser.error(str(error))
 
     @property
@@ -357,6 +473,8 @@ class Settings:
             "WORKERS": str(self.workers),
             "LOG_LEVEL": self.log_level,
             "RANKED_MIN_ACCOUNT_AGE": str(self.ranked_min_account_age),
+            "REDIS_CLUSTER": "1" if self.redis_cluster else "0",
+            "DURABILITY": self.durability,
             **limits_to_environment(self.limits),
             "LOG_FORMAT": self.log_format,
             "DATA_DIR": self.data_dir,
@@ -364,6 +482,7 @@ class Settings:
             "PLAYER_IDLE_TTL": str(self.player_idle_ttl),
             "MAX_HEADER_BYTES": str(self.max_header_bytes),
             "HEADER_TIMEOUT": str(self.header_timeout),
+            **{env: str(getattr(self.daily, name)) for name, (_, env, _) in DAILY_OPTIONS.items()},
         }
 
 

@@ -1,9 +1,10 @@
 """Daily challenges: one secret deal per game per UTC day (``protocol/DAILY.md``).
 
-The seed of game ``g`` on day ``d`` (``YYYY-MM-DD``) is the lowercase hex
-HMAC-SHA256, under the daily-seed key derived from the server secret
+The candidate seeds of game ``g`` on day ``d`` (``YYYY-MM-DD``) are the lowercase
+hex HMAC-SHA256, under the daily-seed key derived from the server secret
 (``server.keys``, label :data:`~server.keys.DAILY_SEED`), of
-``"daily-seed:v1:<g>:<d>"``.  It is a valid seed (64 hex characters).
+``"daily-seed:v2:<g>:<d>:<k>"`` for k = 0, 1, 2, …; the day's seed is the candidate
+``server.dailies`` chose.  Each is a valid seed (64 hex characters).
 While the day is open only its commitment is published: the lowercase hex
 SHA-256 of ``"<g>:<d>:<seed>"``.  Once the day has closed the seed is
 revealed and anyone can check it against the commitment and re-derive the deal.
@@ -16,9 +17,13 @@ import functools
 import hashlib
 import hmac
 import re
+from typing import TYPE_CHECKING
 
 from server.errors import ApiError
 from server.keys import DAILY_SEED, derive_key
+
+if TYPE_CHECKING:
+    from server.dailies import Choice
 
 DAY_MS = 24 * 3600 * 1000
 DATE_PATTERN = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -29,8 +34,9 @@ def seed_key(secret: bytes) -> bytes:
     return derive_key(secret, DAILY_SEED)
 
 
-def daily_seed(secret: bytes, game: str, date: str) -> str:
-    message = f"daily-seed:v1:{game}:{date}".encode()
+def candidate_seed(secret: bytes, game: str, date: str, k: int) -> str:
+    """The ``k``-th candidate seed of ``game``'s challenge on ``date``."""
+    message = f"daily-seed:v2:{game}:{date}:{k}".encode()
     return hmac.new(seed_key(secret), message, hashlib.sha256).hexdigest()
 
 
@@ -66,14 +72,23 @@ def is_closed(date: str, now_ms: int) -> bool:
     return now_ms >= closes_ms(date)
 
 
-def challenge(secret: bytes, game: str, date: str, now_ms: int) -> dict[str, object]:
-    """What may be said of a day's challenge at ``now_ms``: the seed only once closed."""
-    opens = opens_ms(date)
-    if now_ms < opens:
+def check_open(date: str, now_ms: int) -> None:
+    """``not_open`` for a day that has not opened yet."""
+    if now_ms < opens_ms(date):
         raise ApiError("not_open", f"the {date} challenge has not opened yet")
+
+
+def challenge(game: str, date: str, now_ms: int, seed: str, choice: Choice) -> dict[str, object]:
+    """What may be said of a day's challenge (deal ``seed``, ``choice``) at ``now_ms``:
+    whether it is proven winnable and its proven score; the seed and the par line only
+    once closed."""
+    check_open(date, now_ms)
+    opens = opens_ms(date)
     closes = opens + DAY_MS
-    seed = daily_seed(secret, game, date)
     closed = now_ms >= closes
+    par = None
+    if closed:
+        par = {"moves": list(choice.par), "length": len(choice.par), "won": choice.winnable}
     return {
         "game": game,
         "date": date,
@@ -83,4 +98,9 @@ def challenge(secret: bytes, game: str, date: str, now_ms: int) -> dict[str, obj
         "seconds_to_next": 0 if closed else (closes - now_ms + 999) // 1000,
         "closed": closed,
         "seed": seed if closed else None,
+        "winnable": choice.winnable,
+        "proven_score": choice.score,
+        "total_cards": choice.total,
+        "candidate": choice.k if closed else None,
+        "par": par,
     }

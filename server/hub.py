@@ -1,10 +1,18 @@
-"""Fan-out of patches from Redis pub/sub to this process's WebSocket clients.
+"""Fan-out of patches from Redis sharded pub/sub to this process's WebSocket clients.
 
-One pub/sub connection per process, subscribed to the channel of every game
-that has a local watcher.  The move script publishes each patch inside the
-same atomic step that stores it, so patches arrive in version order.  When
-the pub/sub connection drops, the hub reconnects by itself and tells every
-watcher to resync from Redis, so nothing published meanwhile is lost.
+The move script publishes each patch with ``SPUBLISH`` on the game's shard
+channel, in the same atomic step that stores it, so patches arrive in version
+order.  On a Redis Cluster only the primary owning the game's slot carries
+that channel, so the hub keeps one pub/sub connection per primary (a *shard*)
+and subscribes each watched game on the shard its slot maps to (on a
+standalone Redis there is one shard).
+
+When a shard's connection drops, when Redis tells it a channel's slot moved
+away (an unasked ``sunsubscribe``), or when the periodic layout check finds a
+game on the wrong shard (a failover promoted a replica), the hub re-learns the
+cluster's layout, subscribes each game on the shard that owns it now, and
+tells that game's watchers to resync from Redis, so nothing published
+meanwhile is lost.
 """
 
 from __future__ import annotations
@@ -13,13 +21,15 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgpack
-from redis.asyncio import Redis
+from redis.crc import key_slot
 from redis.exceptions import RedisError
 
 from server import metrics, store
+from server.redisconn import RedisNodes, stop_task
 
 log = logging.getLogger("server.hub")
 
@@ -27,34 +37,62 @@ log = logging.getLogger("server.hub")
 Patch = tuple[int, int, bytes]
 #: Called with (game_id, patch) for each patch, or (game_id, None) to resync.
 Listener = Callable[[str, Patch | None], None]
+#: Seconds between checks that every game is subscribed on the shard owning it (cluster).
+LAYOUT_CHECK_INTERVAL = 5.0
+#: Longest wait before reconnecting a shard, in seconds.
+MAX_RECONNECT_DELAY = 2.0
+
+
+@dataclass(eq=False)
+class Shard:
+    """The pub/sub connection to one Redis primary and the games subscribed on it."""
+
+    name: str
+    client: Any
+    games: set[str] = field(default_factory=set)
+    #: Connected and subscribed (None while connecting or after a failure).
+    pubsub: Any = None
+    task: asyncio.Task[None] | None = None
+
+
+def channels_by_slot(game_ids: list[str]) -> list[list[str]]:
+    """The channels of ``game_ids`` grouped by slot: one SSUBSCRIBE may not span slots."""
+    groups: dict[int, list[str]] = {}
+    for game_id in game_ids:
+        name = store.channel(game_id)
+        groups.setdefault(key_slot(name.encode()), []).append(name)
+    return list(groups.values())
 
 
 class Hub:
-    def __init__(self, redis: Redis) -> None:
-        self.redis = redis
+    def __init__(self, nodes: RedisNodes) -> None:
+        self.nodes = nodes
         self._listeners: dict[str, set[Listener]] = {}
-        self._pubsub: Any = None
-        self._task: asyncio.Task[None] | None = None
+        self._shards: dict[str, Shard] = {}
+        self._shard_of: dict[str, Shard] = {}
+        self._layout_task: asyncio.Task[None] | None = None
         self._stopping = False
 
     async def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="hub")
+        if self.nodes.cluster:
+            self._layout_task = asyncio.create_task(self._check_layout(), name="hub:layout")
 
     async def stop(self) -> None:
         self._stopping = True
-        # redis-py can swallow a cancellation that lands while it connects: insist.
-        while self._task is not None and not self._task.done():
-            self._task.cancel()
-            await asyncio.wait({self._task}, timeout=0.1)
-        if self._pubsub is not None:
-            await self._pubsub.aclose()
+        tasks = [shard.task for shard in self._shards.values() if shard.task is not None]
+        if self._layout_task is not None:
+            tasks.append(self._layout_task)
+        for task in tasks:
+            await stop_task(task)
+        for shard in self._shards.values():
+            await self._close(shard)
 
     async def add(self, game_id: str, listener: Listener) -> None:
         """Start delivering ``game_id``'s patches to ``listener``."""
         listeners = self._listeners.setdefault(game_id, set())
         listeners.add(listener)
-        if len(listeners) == 1 and self._pubsub is not None:
-            await self._pubsub.subscribe(store.channel(game_id))
+        if len(listeners) == 1:
+            await self._attach(game_id)
 
     async def remove(self, game_id: str, listener: Listener) -> None:
         listeners = self._listeners.get(game_id)
@@ -63,51 +101,105 @@ class Hub:
         listeners.discard(listener)
         if not listeners:
             del self._listeners[game_id]
-            if self._pubsub is not None:
-                # On failure the reconnect loop resubscribes to live games only.
-                with contextlib.suppress(RedisError):
-                    await self._pubsub.unsubscribe(store.channel(game_id))
+            shard = self._shard_of.pop(game_id, None)
+            if shard is not None:
+                shard.games.discard(game_id)
+                if shard.pubsub is not None:
+                    # On failure the reconnect subscribes to live games only.
+                    with contextlib.suppress(RedisError, OSError):
+                        await shard.pubsub.sunsubscribe(store.channel(game_id))
 
-    async def _run(self) -> None:
+    async def _attach(self, game_id: str) -> None:
+        """Subscribe ``game_id`` on the shard owning its slot (now, or when that shard
+        connects, which then resyncs it)."""
+        name = self.nodes.owner(store.channel(game_id))
+        shard = self._shards.get(name)
+        if shard is None:
+            shard = self._shards[name] = Shard(name, self.nodes.subscriber(name))
+            shard.task = asyncio.create_task(self._run(shard), name=f"hub:{name}")
+        shard.games.add(game_id)
+        self._shard_of[game_id] = shard
+        if shard.pubsub is not None:
+            try:
+                await shard.pubsub.ssubscribe(store.channel(game_id))
+            except (RedisError, OSError) as error:
+                # The shard's own loop sees the broken connection and reroutes.
+                log.warning("subscribing %s on %s failed (%s)", game_id, name, error)
+
+    async def _run(self, shard: Shard) -> None:
         delay = 0.1
         while not self._stopping:
             try:
-                self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
-                # A placeholder channel keeps the connection in subscribe mode.
-                await self._pubsub.subscribe("hub:keepalive")
-                channels = [store.channel(game_id) for game_id in self._listeners]
-                if channels:
-                    await self._pubsub.subscribe(*channels)
-                    self._resync_all()
+                shard.pubsub = shard.client.pubsub()
+                games = list(shard.games)
+                for channels in channels_by_slot(games):
+                    await shard.pubsub.ssubscribe(*channels)
+                self._resync(games)
                 delay = 0.1
-                await self._listen()
+                await self._listen(shard)
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError) as error:
-                log.warning("pub/sub connection lost (%s); reconnecting", error)
-                pubsub, self._pubsub = self._pubsub, None
-                if pubsub is not None:
-                    with contextlib.suppress(RedisError, OSError):
-                        await pubsub.aclose()
+                log.warning("pub/sub shard %s lost (%s); reconnecting", shard.name, error)
+                await self._close(shard)
                 await asyncio.sleep(delay)
-                delay = min(delay * 2, 2.0)
+                delay = min(delay * 2, MAX_RECONNECT_DELAY)
+                await self._reroute()
+                if not shard.games:  # its games moved to another primary: let it go
+                    del self._shards[shard.name]
+                    return
 
-    async def _listen(self) -> None:
+    async def _listen(self, shard: Shard) -> None:
         while True:
-            message = await self._pubsub.get_message(timeout=5.0)
-            if message is None or message["type"] != "message":
+            message = await shard.pubsub.get_message(timeout=5.0)
+            if message is None:
                 continue
+            kind = message["type"]
+            kind = kind.decode() if isinstance(kind, bytes) else kind
             name = message["channel"]
             game_id = store.game_id_of_channel(name.decode() if isinstance(name, bytes) else name)
-            frame = message["data"]
-            header = msgpack.unpackb(frame)
-            patch = (header["from"], header["to"], frame)
-            listeners = list(self._listeners.get(game_id, ()))
-            for listener in listeners:
-                listener(game_id, patch)
-            metrics.patches_fanned_out(len(listeners))
+            if kind == "smessage":
+                frame = message["data"]
+                header = msgpack.unpackb(frame)
+                patch = (header["from"], header["to"], frame)
+                listeners = list(self._listeners.get(game_id, ()))
+                for listener in listeners:
+                    listener(game_id, patch)
+                metrics.patches_fanned_out(len(listeners))
+            elif kind == "sunsubscribe" and game_id in shard.games:
+                # Not asked for: Redis dropped the channel because its slot moved away.
+                await self._reroute()
 
-    def _resync_all(self) -> None:
-        for game_id, listeners in list(self._listeners.items()):
-            for listener in list(listeners):
+    async def _reroute(self) -> None:
+        """Learn the layout anew and move every game whose slot another primary owns now
+        to that primary's shard, resyncing its watchers."""
+        with contextlib.suppress(RedisError, OSError):
+            await self.nodes.refresh()
+        for game_id, shard in list(self._shard_of.items()):
+            name = self.nodes.owner(store.channel(game_id))
+            if name == shard.name:
+                continue
+            shard.games.discard(game_id)
+            if shard.pubsub is not None:
+                with contextlib.suppress(RedisError, OSError):
+                    await shard.pubsub.sunsubscribe(store.channel(game_id))
+            await self._attach(game_id)
+            self._resync([game_id])
+
+    async def _check_layout(self) -> None:
+        while True:
+            await asyncio.sleep(LAYOUT_CHECK_INTERVAL)
+            if self._shard_of:
+                await self._reroute()
+
+    @staticmethod
+    async def _close(shard: Shard) -> None:
+        pubsub, shard.pubsub = shard.pubsub, None
+        if pubsub is not None:
+            with contextlib.suppress(RedisError, OSError):
+                await pubsub.aclose()
+
+    def _resync(self, game_ids: list[str]) -> None:
+        for game_id in game_ids:
+            for listener in list(self._listeners.get(game_id, ())):
                 listener(game_id, None)

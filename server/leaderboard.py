@@ -24,6 +24,8 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.exceptions import NoScriptError
 
+from server.players import Players
+
 #: Entry statuses: an attempt still on, or how it ended.  Publicly a ``playing`` entry
 #: of a closed day reads ``closed`` (the close ended it).
 STATUSES = ("playing", "won", "stuck", "resigned")
@@ -123,6 +125,7 @@ class Leaderboards:
     def __init__(self, redis: Redis) -> None:
         self.redis: Any = redis
         self._record_sha = hashlib.sha1(RECORD_SCRIPT.encode()).hexdigest()
+        self.players = Players(redis)
 
     async def record(self, game: str, date: str, entry: Entry, ttl: int) -> bool:
         """Add or update a ranked attempt's entry (one round trip); False when the
@@ -158,9 +161,14 @@ class Leaderboards:
             for offset, value in enumerate(values)
             if value is not None
         ]
+        # Display names are the players' own (server.players), read with the page.
+        names = await self.players.names([entry.player_id for _, entry in entries])
         return [
-            entry.public(rank, day_closed or entry.player_id == viewer, day_closed)
-            for rank, entry in entries
+            {
+                **entry.public(rank, day_closed or entry.player_id == viewer, day_closed),
+                "name": name,
+            }
+            for (rank, entry), name in zip(entries, names, strict=True)
         ]
 
     async def top(

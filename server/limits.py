@@ -8,7 +8,8 @@
   scored by expiry; each process refreshes its own sockets' entries (a heartbeat), so
   those of a crashed process drop out by themselves.
 * Frames per WebSocket: :class:`Credits`, a local bucket per socket.
-* The audit pool: :class:`AuditPool`, a bounded number of audits at once and in line.
+* The audit pool: :class:`AuditPool`, a bounded number of audits at once and in line;
+  the hint pool: :class:`HintPool`, the same for hints (in threads).
 
 Refusals are counted per kind by :meth:`Limiter.refused`, which also feeds the metrics.
 """
@@ -29,11 +30,12 @@ import sys
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from redis.asyncio import RedisCluster
 from redis.exceptions import NoScriptError, RedisError
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -133,8 +135,15 @@ def rates(limits: Limits) -> dict[str, Rate]:
         Rate("address_moves", limits.address_moves_per_minute, MINUTE_MS),
         Rate("player_moves", limits.player_moves_per_minute, MINUTE_MS),
         Rate("audits", limits.audits_per_minute, MINUTE_MS),
+        Rate("hints", limits.hints_per_minute, MINUTE_MS),
+        Rate("name_changes", limits.name_changes_per_hour, HOUR_MS),
     ]
     return {rate.kind: rate for rate in table}
+
+
+def bucket_key(kind: str, subject: str) -> str:
+    """A rate bucket's key: hash-tagged, so its script touches one Redis Cluster slot."""
+    return f"limit:{{{kind}:{subject}}}"
 
 
 def rate_limited(kind: str, wait_ms: int) -> ApiError:
@@ -179,7 +188,7 @@ class Limiter:
         """One token from each ``(kind, subject)`` bucket, or ``rate_limited``."""
         if not self.limits.rate_limits:
             return
-        buckets = [(self.rates[kind], f"limit:{kind}:{subject}") for kind, subject in checks]
+        buckets = [(self.rates[kind], bucket_key(kind, subject)) for kind, subject in checks]
         now = time.monotonic()
         for rate, key in buckets:
             until = self._empty_until.get(key)
@@ -188,6 +197,16 @@ class Limiter:
                     self.refused(rate.kind)
                     raise rate_limited(rate.kind, math.ceil((until - now) * 1000))
                 del self._empty_until[key]
+        # One script takes from every bucket or none; on a cluster the buckets are in
+        # different slots, so one script each, in order: a refusal by a later bucket
+        # leaves the token already taken from an earlier one (a request counts once more).
+        groups = [buckets[index : index + 1] for index in range(len(buckets))]
+        if not isinstance(self.redis, RedisCluster):
+            groups = [buckets]
+        for group in groups:
+            await self._take_group(group, now)
+
+    async def _take_group(self, buckets: list[tuple[Rate, str]], now: float) -> None:
         keys = [key for _, key in buckets]
         args: list[Any] = []
         for rate, _ in buckets:
@@ -384,6 +403,40 @@ class AuditPool:
             metrics.audit_queue(-1)
 
 
+class HintPool:
+    """At most ``hint_workers`` hints at once (worker threads) and ``hint_queue`` more
+    waiting; beyond, ``hints_busy``.  A hint is a second or less of solver work
+    (``server.hints``): threads share the GIL with the event loop, which still gets its
+    turn every switch interval, and need no child process per worker."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.slots = asyncio.Semaphore(limits.hint_workers)
+        self.room = limits.hint_workers + limits.hint_queue
+        #: Hints running or waiting.
+        self.taken = 0
+        self._threads = ThreadPoolExecutor(limits.hint_workers, thread_name_prefix="hint")
+
+    def check_room(self) -> None:
+        if self.taken >= self.room:
+            raise ApiError(
+                "hints_busy", "too many hints are running or waiting", retry_after_ms=1000
+            )
+
+    async def run(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` in a worker thread, in turn (``hints_busy`` when full)."""
+        self.check_room()
+        self.taken += 1
+        try:
+            async with self.slots:
+                loop = asyncio.get_running_loop()
+                return await loop.run_in_executor(self._threads, function, *args)
+        finally:
+            self.taken -= 1
+
+    def stop(self) -> None:
+        self._threads.shutdown(wait=True, cancel_futures=True)
+
+
 def client_address(scope: Scope) -> str:
     """The client's address as uvicorn reports it (behind a proxy, uvicorn's
     ``--forwarded-allow-ips`` decides whether ``X-Forwarded-For`` is believed)."""
@@ -438,11 +491,15 @@ def buckets(method: str, path: str, address: str, player: str | None) -> list[tu
     checks = [("address_requests", address)]
     if player is not None:
         checks.append(("player_requests", player))
+    if method in ("PUT", "PATCH") and path == "/v1/players/me":
+        checks.append(("name_changes", player or address))
     if method == "POST":
         if path == "/v1/players":
             checks.append(("players", address))
         elif path == "/v1/audit":
             checks.append(("audits", player or address))
+        elif path.startswith("/v1/games/") and path.endswith("/hint"):
+            checks.append(("hints", player or address))
         elif path.startswith("/v1/games/") and path.endswith("/moves"):
             checks.append(("address_moves", address))
             if player is not None:

@@ -86,7 +86,17 @@ SCHEMAS: dict[str, Any] = {
     },
     "Snapshot": {
         "type": "object",
-        "required": ["id", "game", "version", "status", "score", "view", "legal_moves", "daily"],
+        "required": [
+            "id",
+            "game",
+            "version",
+            "status",
+            "score",
+            "view",
+            "legal_moves",
+            "daily",
+            "assisted",
+        ],
         "properties": {
             "id": {"type": "string"},
             "game": {"type": "string", "enum": list(GAME_NAMES)},
@@ -104,6 +114,7 @@ SCHEMAS: dict[str, Any] = {
                 "format": "date",
                 "description": "the day of a ranked daily game; null for any other game",
             },
+            "assisted": {"type": "boolean", "description": "a hint was taken in this game"},
         },
     },
     "Patch": {
@@ -124,13 +135,14 @@ SCHEMAS: dict[str, Any] = {
     },
     "Log": {
         "type": "object",
-        "required": ["game_id", "game", "status", "version", "seed", "moves", "next"],
+        "required": ["game_id", "game", "status", "version", "seed", "assisted", "moves", "next"],
         "properties": {
             "game_id": {"type": "string"},
             "game": {"type": "string"},
             "status": {"type": "string"},
             "version": {"type": "integer"},
             "seed": {"type": ["string", "null"], "description": "null while the game is on"},
+            "assisted": {"type": "boolean", "description": "a hint was taken in this game"},
             "next": {
                 "type": ["string", "null"],
                 "description": "the cursor of the next page (pass as ?after=); null on the last",
@@ -162,6 +174,40 @@ SCHEMAS["Challenge"] = {
         "seconds_to_next": {"type": "integer"},
         "closed": {"type": "boolean"},
         "seed": {"type": ["string", "null"], "description": "null until the day closes"},
+        "winnable": {"type": "boolean", "description": "the solver proved the deal winnable"},
+        "proven_score": {
+            "type": "integer",
+            "description": "the most cards on the foundations the solver reached",
+        },
+        "total_cards": {"type": "integer"},
+        "candidate": {
+            "type": ["integer", "null"],
+            "description": "the chosen candidate k (DAILY.md); null until the day closes",
+        },
+        "par": {
+            "type": ["object", "null"],
+            "description": "the solver's line on the deal; null until the day closes",
+            "properties": {
+                "moves": {"type": "array", "items": {"type": "string"}},
+                "length": {"type": "integer"},
+                "won": {"type": "boolean"},
+            },
+        },
+    },
+}
+SCHEMAS["Hint"] = {
+    "type": "object",
+    "required": ["game_id", "version", "move", "win_chance", "samples", "assisted"],
+    "properties": {
+        "game_id": {"type": "string"},
+        "version": {"type": "integer", "description": "the position the hint is for"},
+        "move": {"type": "string", "description": "a legal move text"},
+        "win_chance": {
+            "type": "number",
+            "description": "share of sampled stock orders the solver won from here",
+        },
+        "samples": {"type": "integer", "description": "stock orders sampled"},
+        "assisted": {"const": True},
     },
 }
 SCHEMAS["LeaderboardEntry"] = {
@@ -225,9 +271,10 @@ DAILY_PATHS: dict[str, Any] = {
     },
     "/v1/daily/{game}": {
         "get": {
-            "summary": "Today's challenge: commitment, opening and closing times",
+            "summary": "Today's challenge: commitment, opening and closing times, whether "
+            "the deal is proven winnable (or its proven score)",
             "parameters": [GAME_NAME],
-            "responses": {"200": _body(_ref("Challenge"), "today's"), **_errors(404)},
+            "responses": {"200": _body(_ref("Challenge"), "today's"), **_errors(404, 503)},
         },
         "post": {
             "summary": "Start (or resume) the caller's one ranked attempt at today's challenge",
@@ -242,9 +289,13 @@ DAILY_PATHS: dict[str, Any] = {
     },
     "/v1/daily/{game}/{date}": {
         "get": {
-            "summary": "A day's challenge; its seed once the day has closed",
+            "summary": "A day's challenge; its seed, candidate and par line once the day "
+            "has closed",
             "parameters": [GAME_NAME, DATE],
-            "responses": {"200": _body(_ref("Challenge"), "that day's"), **_errors(400, 404)},
+            "responses": {
+                "200": _body(_ref("Challenge"), "that day's"),
+                **_errors(400, 404, 503),
+            },
         }
     },
     "/v1/leaderboards/{game}/{date}": {
@@ -351,6 +402,133 @@ AUDIT_PATHS: dict[str, Any] = {
 }
 
 
+NAME = {**rest.NAME, "type": ["string", "null"], "description": "the display name; null: none"}
+SCHEMAS["Player"]["required"].append("name")
+SCHEMAS["Player"]["properties"]["name"] = NAME
+SCHEMAS["LeaderboardEntry"]["properties"]["name"] = NAME
+SCHEMAS["Me"] = {
+    "type": "object",
+    "required": ["player_id", "name", "created_at"],
+    "properties": {
+        "player_id": {"type": "string"},
+        "name": NAME,
+        "created_at": {"type": "integer", "description": "Unix ms"},
+    },
+}
+SCHEMAS["GameSummary"] = {
+    "type": "object",
+    "required": [
+        "id",
+        "game",
+        "daily",
+        "status",
+        "score",
+        "moves",
+        "created_at",
+        "finished_at",
+        "assisted",
+    ],
+    "properties": {
+        "id": {"type": "string"},
+        "game": {"type": "string", "enum": list(GAME_NAMES)},
+        "daily": {"type": ["string", "null"], "description": "the date of a ranked attempt"},
+        "assisted": {"type": "boolean", "description": "a hint was taken in it"},
+        "status": {"type": "string", "enum": ["playing", "won", "stuck", "resigned"]},
+        "score": {"type": "integer"},
+        "moves": {"type": "integer", "description": "moves logged, undos included"},
+        "created_at": {"type": "integer"},
+        "finished_at": {"type": ["integer", "null"]},
+    },
+}
+SCHEMAS["GameStats"] = {
+    "type": "object",
+    "description": "over the games that ended, in the order they ended (protocol/REST.md)",
+    "required": ["played", "won", "best_score", "current_streak", "best_streak"],
+    "properties": {
+        "played": {"type": "integer"},
+        "won": {"type": "integer"},
+        "best_score": {"type": ["integer", "null"]},
+        "current_streak": {"type": "integer"},
+        "best_streak": {"type": "integer"},
+    },
+}
+RENAME = {
+    "summary": "Set or remove the caller's display name",
+    "security": SECURED,
+    "requestBody": _request(rest.NAME_BODY, "the new display name (null: none)"),
+    "responses": {"200": _body(_ref("Me"), "the player"), **_errors(400, 401, 409, 413, 415)},
+}
+PLAYER_PATHS: dict[str, Any] = {
+    "/v1/players/me": {
+        "get": {
+            "summary": "The caller's player record",
+            "security": SECURED,
+            "responses": {"200": _body(_ref("Me"), "the player"), **_errors(401)},
+        },
+        "put": RENAME,
+        "patch": RENAME,
+    },
+    "/v1/players/me/games": {
+        "get": {
+            "summary": "The caller's games, newest first, in pages",
+            "security": SECURED,
+            "parameters": rest.MY_GAMES_QUERY,
+            "responses": {
+                "200": _body(
+                    {
+                        "type": "object",
+                        "required": ["player_id", "games", "next"],
+                        "properties": {
+                            "player_id": {"type": "string"},
+                            "games": {"type": "array", "items": _ref("GameSummary")},
+                            "next": {"type": ["string", "null"]},
+                        },
+                    },
+                    "a page",
+                ),
+                **_errors(400, 401),
+            },
+        }
+    },
+    "/v1/players/me/stats": {
+        "get": {
+            "summary": "The caller's stats per game: played, won, best score, streaks",
+            "security": SECURED,
+            "responses": {
+                "200": _body(
+                    {
+                        "type": "object",
+                        "required": ["player_id", "games"],
+                        "properties": {
+                            "player_id": {"type": "string"},
+                            "games": {
+                                "type": "object",
+                                "required": list(GAME_NAMES),
+                                "properties": {name: _ref("GameStats") for name in GAME_NAMES},
+                            },
+                        },
+                    },
+                    "the stats",
+                ),
+                **_errors(401),
+            },
+        }
+    },
+    "/v1/games/{id}/verdict": {
+        "get": {
+            "summary": "The audit verdict of a finished game (a ranked one: after its day "
+            "closed), computed once and kept",
+            "parameters": [GAME_ID],
+            "security": OPTIONAL_AUTH,
+            "responses": {
+                "200": _body(_ref("Verdict"), "the verdict"),
+                **_errors(401, 403, 404, 409, 503),
+            },
+        }
+    },
+}
+
+
 def openapi_document() -> dict[str, Any]:
     document: dict[str, Any] = {
         "openapi": "3.1.0",
@@ -392,9 +570,13 @@ def openapi_document() -> dict[str, Any]:
             },
             "/v1/players": {
                 "post": {
-                    "summary": "Create an anonymous player and its bearer token (30 days)",
-                    "requestBody": _request(rest.EMPTY_BODY, "nothing (or {})", False),
-                    "responses": {"201": _body(_ref("Player"), "the player"), **_errors(400)},
+                    "summary": "Create a player (a display name if given) and its bearer "
+                    "token (30 days)",
+                    "requestBody": _request(rest.PLAYER_BODY, "nothing, {} or a name", False),
+                    "responses": {
+                        "201": _body(_ref("Player"), "the player"),
+                        **_errors(400, 409, 413, 415),
+                    },
                 }
             },
             "/v1/games": {
@@ -462,7 +644,21 @@ def openapi_document() -> dict[str, Any]:
                             },
                             "the new snapshot and the patch (null for a repeated move_id)",
                         ),
-                        **_errors(400, 401, 403, 404, 409, 413, 415, 422),
+                        **_errors(400, 401, 403, 404, 409, 413, 415, 422, 503),
+                    },
+                }
+            },
+            "/v1/games/{id}/hint": {
+                "post": {
+                    "summary": "A hint for the owner of a casual game: a legal move and the "
+                    "estimated chance of winning, from what the player sees; marks the game "
+                    "assisted",
+                    "parameters": [GAME_ID],
+                    "security": SECURED,
+                    "requestBody": _request(rest.EMPTY_BODY, "nothing (or {})", False),
+                    "responses": {
+                        "200": _body(_ref("Hint"), "the hint"),
+                        **_errors(400, 401, 403, 404, 409, 413, 415, 503),
                     },
                 }
             },
@@ -480,6 +676,7 @@ def openapi_document() -> dict[str, Any]:
             },
             **DAILY_PATHS,
             **AUDIT_PATHS,
+            **PLAYER_PATHS,
         },
     }
     # Every /v1 route draws on the rate limits (README.md, "Limits").

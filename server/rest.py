@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from starlette.requests import Request
@@ -13,8 +14,10 @@ from server.audit.core import STATUSES
 from server.auth import bearer_token
 from server.codec import decode_body, read_body, read_raw, respond
 from server.errors import ApiError
-from server.limits import AuditPool
-from server.rules import GAME_NAMES, GAMES
+from server.hints import hint
+from server.limits import AuditPool, HintPool
+from server.players import HISTORY_PAGE, NAME_MAX, NAME_MIN, NAME_PATTERN
+from server.rules import GAME_NAMES, GAMES, UNDO
 from server.rules.moves import ACTIONS, PILE_PATTERN
 from server.schema import INTEGER, check, query
 from server.service import MAX_CLIENT_TIME, MAX_INSTALL_ID, GameService
@@ -33,7 +36,7 @@ SEED: dict[str, Any] = {
 }
 #: A move's text (``DIFF.md``): an action or ``<pile>><pile>``, in the engine's grammar
 #: (``server.rules.moves``; Python's ``\s`` is what its ``str.strip`` takes off).
-MOVE_TEXT = rf"^({'|'.join(ACTIONS)}|\s*({PILE_PATTERN})\s*>\s*({PILE_PATTERN})\s*)$"
+MOVE_TEXT = rf"^({'|'.join((*ACTIONS, UNDO))}|\s*({PILE_PATTERN})\s*>\s*({PILE_PATTERN})\s*)$"
 GAME_NAME: dict[str, Any] = {
     "type": "string",
     "enum": list(GAME_NAMES),
@@ -72,7 +75,7 @@ MOVE_BODY: dict[str, Any] = {
         "move": {
             "type": "string",
             "pattern": MOVE_TEXT,
-            "examples": ["tableau[3]>foundation[0]"],
+            "examples": ["tableau[3]>foundation[0]", "undo"],
             "description": "DIFF.md; the log keeps it normalised (no spaces). Text that is "
             "no move is 400 malformed_move with the game's version, once the game is found",
         },
@@ -162,6 +165,10 @@ REPLAY_EXPORT: dict[str, Any] = {
         "score": INTEGER,
         "moves": {"type": "array", "items": LOG_ENTRY},
         "chain_head": HEX64,
+        "assisted": {
+            "type": "boolean",
+            "description": "a hint was taken in the game (absent in older exports)",
+        },
     },
 }
 AUDIT_BODY: dict[str, Any] = {
@@ -198,6 +205,43 @@ LEADERBOARD_QUERY: list[dict[str, Any]] = [
         "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100},
     }
 ]
+#: A display name (``REST.md``, "Players"; ``server.players``).
+NAME: dict[str, Any] = {
+    "type": "string",
+    "pattern": NAME_PATTERN,
+    "description": f"{NAME_MIN}-{NAME_MAX} letters, digits, spaces and _-. (\\w: Unicode "
+    "letters and digits), no space first or last; kept NFKC-normalised; unique on the "
+    "server, compared after NFKC and case folding",
+}
+PLAYER_BODY: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {"name": {**NAME, "type": ["string", "null"], "description": "optional"}},
+}
+NAME_BODY: dict[str, Any] = {
+    "type": "object",
+    "required": ["name"],
+    "additionalProperties": False,
+    "properties": {"name": {**NAME, "type": ["string", "null"], "description": "null: none"}},
+}
+MY_GAMES_QUERY: list[dict[str, Any]] = [
+    {
+        "name": "cursor",
+        "in": "query",
+        "description": "the previous page's next cursor",
+        "schema": {"type": "string", "pattern": "^[0-9]{13}[.]g_[A-Za-z0-9_-]{1,62}$"},
+    },
+    {
+        "name": "limit",
+        "in": "query",
+        "schema": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": HISTORY_PAGE[1],
+            "default": HISTORY_PAGE[0],
+        },
+    },
+]
 MY_RANK_QUERY: list[dict[str, Any]] = [
     {
         "name": "radius",
@@ -227,8 +271,30 @@ def player(request: Request) -> str:
 
 
 async def create_player(request: Request) -> Response:
-    check(await read_body(request), EMPTY_BODY)
-    return respond(request, await service_of(request).create_player(), 201)
+    body = check(await read_body(request), PLAYER_BODY)
+    return respond(request, await service_of(request).create_player(body.get("name")), 201)
+
+
+async def get_me(request: Request) -> Response:
+    return respond(request, await service_of(request).me(player(request)))
+
+
+async def put_me(request: Request) -> Response:
+    """``PUT`` or ``PATCH``: ``{"name": "..."}`` sets the display name, ``null`` clears it."""
+    player_id = player(request)
+    body = check(await read_body(request), NAME_BODY)
+    return respond(request, await service_of(request).rename(player_id, body["name"]))
+
+
+async def get_my_games(request: Request) -> Response:
+    player_id = player(request)
+    params = query(request.query_params, MY_GAMES_QUERY)
+    page = await service_of(request).my_games(player_id, params["cursor"], params["limit"])
+    return respond(request, page)
+
+
+async def get_my_stats(request: Request) -> Response:
+    return respond(request, await service_of(request).my_stats(player(request)))
 
 
 async def list_games(request: Request) -> Response:
@@ -279,6 +345,27 @@ async def post_move(request: Request) -> Response:
     return respond(request, answer)
 
 
+async def post_hint(request: Request) -> Response:
+    """A hint for the owner of a casual game (``REST.md``): the fair solver's move and
+    chance of winning, computed in the bounded hint pool; the game is marked assisted."""
+    player_id = player(request)
+    check(await read_body(request), EMPTY_BODY)
+    service = service_of(request)
+    pool: HintPool = request.app.state.hint_pool
+    stored, game = await service.hint_position(request.path_params["id"], player_id)
+    advice = await pool.run(hint, stored.game, game.view(), stored.id, stored.version)
+    await service.mark_assisted(stored)
+    answer = {
+        "game_id": stored.id,
+        "version": stored.version,
+        "move": advice.move,
+        "win_chance": advice.win_chance,
+        "samples": advice.samples,
+        "assisted": True,
+    }
+    return respond(request, answer)
+
+
 async def get_log(request: Request) -> Response:
     """One page of the log: ``limit`` moves after the cursor ``after`` (``REST.md``)."""
     params = query(request.query_params, LOG_QUERY)
@@ -291,7 +378,8 @@ async def get_log(request: Request) -> Response:
 
 async def get_daily(request: Request) -> Response:
     params = request.path_params
-    return respond(request, service_of(request).challenge(params["game"], params.get("date")))
+    challenge = await service_of(request).challenge(params["game"], params.get("date"))
+    return respond(request, challenge)
 
 
 async def start_daily(request: Request) -> Response:
@@ -340,6 +428,26 @@ async def get_my_rank(request: Request) -> Response:
 async def get_replay(request: Request) -> Response:
     replay = await service_of(request).public_replay(request.path_params["id"], viewer(request))
     return respond(request, replay)
+
+
+async def get_verdict(request: Request) -> Response:
+    """The audit verdict of a finished game (``AUDIT.md``): computed once in the audit
+    pool, then kept in Redis as long as the game."""
+    service = service_of(request)
+    stored = await service.readable(request.path_params["id"], viewer(request))
+    if not service.seed_revealed(stored):
+        raise ApiError(
+            "not_finished",
+            "a game has a verdict once it is over (a daily game: once its day has closed)",
+        )
+    cached = await service.store.cached_verdict(stored.id)
+    if cached is not None:
+        return respond(request, json.loads(cached))
+    pool: AuditPool = request.app.state.audit_pool
+    async with pool.turn():
+        verdict = (await audit_stored(service, stored.id)).to_dict()
+    await service.store.cache_verdict(stored.id, json.dumps(verdict).encode(), stored.ranked)
+    return respond(request, verdict)
 
 
 async def post_audit(request: Request) -> Response:

@@ -6,6 +6,7 @@ import base64
 import dataclasses
 import hashlib
 import hmac
+import json
 import secrets
 import time
 from collections import OrderedDict
@@ -17,16 +18,21 @@ from protocol.rng import InvalidSeed, random_seed, validate_seed
 from server import auth, daily, keys
 from server.codec import pack
 from server.config import Limits
+from server.dailies import CATCH_UP_DAYS, NOT_READY_RETRY_MS, Choice, load_choice
 from server.errors import ApiError
 from server.leaderboard import Entry, Leaderboards
+from server.players import valid_name
 from server.rules import (
     GAMES,
+    UNDO,
     Game,
     IllegalMove,
     Move,
+    Op,
     UnknownGame,
     load_game,
     new_game,
+    undo_logged,
 )
 from server.store import RANKED_TTL, Store, StoredGame
 
@@ -36,6 +42,8 @@ REPLAY_FORMAT = "solitaire-replay/1"
 CACHE_SIZE = 10_000
 #: Largest ``client_time`` taken (the largest msgpack signed integer).
 MAX_CLIENT_TIME = 2**63 - 1
+#: Games whose outbox is read per round trip when re-driving them.
+REDRIVE_BATCH = 500
 #: Longest client-supplied install id (``X-Install-Id``), in characters.
 MAX_INSTALL_ID = 128
 
@@ -60,6 +68,7 @@ def snapshot(stored: StoredGame, game: Game, viewer: str | None) -> dict[str, An
         "view": game.view(),
         "legal_moves": game.legal_moves() if owner else None,
         "daily": stored.daily or None,
+        "assisted": stored.assisted,
     }
 
 
@@ -99,6 +108,32 @@ def scouting_hash(secret: bytes, date: str, kind: str, value: str | None) -> str
     return hmac.new(key, f"{date}:{kind}:{value}".encode(), hashlib.sha256).hexdigest()
 
 
+def outbox_value(stored: StoredGame, game: Game) -> str:
+    """The board entry of a ranked game as it stands (``stored`` and ``game`` agree), as
+    written to its outbox: at its start, when its score changes, when it ends."""
+    entry = Entry(
+        player_id=stored.owner,
+        game_id=stored.id,
+        score=game.score,
+        won=game.status == "won",
+        moves=stored.moves,
+        elapsed_ms=(stored.finished_at or stored.updated_at) - stored.created_at,
+        finished_at=stored.finished_at,
+        status=game.status,
+    )
+    pending = {"game": stored.game, "date": stored.daily, "entry": dataclasses.asdict(entry)}
+    return json.dumps(pending)
+
+
+def not_replicated(version: int | None) -> ApiError:
+    return ApiError(
+        "not_replicated",
+        "the move is stored but no replica confirmed it in time; send it again with the "
+        "same move_id",
+        version=version,
+    )
+
+
 def check_game_name(name: object) -> str:
     if not isinstance(name, str) or name not in GAMES:
         raise ApiError("unknown_game_name", f"unknown game {str(name)[:40]!r}")
@@ -119,21 +154,82 @@ class GameService:
         #: Seconds an account must exist before it may start a ranked attempt (0: none).
         self.ranked_min_account_age = ranked_min_account_age
         self.leaderboards = Leaderboards(store.redis)
+        self.players = store.players
         self.secret = secret
         #: Moves a game takes before only ``resign`` is (README.md, "Limits").
         self.max_moves_per_game = Limits.max_moves_per_game
+        #: Called with a day whose choice was missing (the app's selector picks it up).
+        self.request_daily: Callable[[str], None] = lambda date: None
         # game id -> (stored record, decoded game at that record's version)
         self._cache: OrderedDict[str, tuple[StoredGame, Game]] = OrderedDict()
 
     # -- players ------------------------------------------------------------
 
-    async def create_player(self) -> dict[str, str]:
+    async def create_player(self, name: object = None) -> dict[str, Any]:
+        """A new player, named ``name`` if given (claimed before the player exists, so
+        a taken name creates nothing)."""
         player_id = auth.new_player_id()
+        display = None if name is None else valid_name(name)
+        if display is not None:
+            await self.players.set_name(player_id, display, self.clock(), self.store.player_ttl())
         await self.store.add_player(player_id, self.clock())
         return {
             "player_id": player_id,
             "token": auth.issue_token(self.secret, player_id, time.time()),
+            "name": display,
         }
+
+    async def me(self, player_id: str) -> dict[str, Any]:
+        created_at = await self.store.player_created_at(player_id, self.clock())
+        name = await self.players.name(player_id)
+        return {"player_id": player_id, "name": name, "created_at": created_at}
+
+    async def rename(self, player_id: str, name: object) -> dict[str, Any]:
+        """Set (a string) or clear (None) the player's display name."""
+        display = None if name is None else valid_name(name)
+        await self.players.set_name(player_id, display, self.clock(), self.store.player_ttl())
+        return await self.me(player_id)
+
+    async def my_games(self, player_id: str, cursor: str | None, limit: int) -> dict[str, Any]:
+        """A page of the player's games, newest first (``REST.md``, "Players")."""
+        members, next_cursor = await self.players.history(player_id, cursor, limit)
+        ids = [member.split(".", 1)[1] for member in members]
+        games, gone = [], []
+        for member, stored in zip(members, await self.store.load_many(ids), strict=True):
+            if stored is None or stored.owner != player_id:
+                gone.append(member)
+                continue
+            games.append(
+                {
+                    "id": stored.id,
+                    "game": stored.game,
+                    "daily": stored.daily or None,
+                    "status": stored.status,
+                    "score": stored.score,
+                    "moves": stored.moves,
+                    "created_at": stored.created_at,
+                    "finished_at": stored.finished_at or None,
+                    "assisted": stored.assisted,
+                }
+            )
+        # Expired games leave the history when a page meets them.
+        await self.players.forget_games(player_id, gone)
+        return {"player_id": player_id, "games": games, "next": next_cursor}
+
+    async def my_stats(self, player_id: str) -> dict[str, Any]:
+        return {"player_id": player_id, "games": await self.players.stats(player_id)}
+
+    async def _record_finish(self, stored: StoredGame, game: Game) -> None:
+        """Count a game that just ended in its player's stats (one round trip)."""
+        await self.players.record_finish(
+            stored.owner,
+            stored.id,
+            stored.game,
+            game.status == "won",
+            game.score,
+            stored.finished_at,
+            self.store.player_ttl(stored.ranked),
+        )
 
     def authenticate(self, token: object) -> str:
         return auth.verify_token(self.secret, token, time.time())
@@ -151,7 +247,7 @@ class GameService:
                 raise ApiError(
                     "invalid_field", "give a seed or a daily date, not both", field="seed"
                 )
-            seed = self.closed_daily_seed(name, practice)
+            seed = await self.closed_daily_seed(name, practice)
         elif seed is None:
             seed = random_seed()
         try:
@@ -161,7 +257,7 @@ class GameService:
         stored, game = await self._deal(new_game_id(), owner, name, seed)
         return snapshot(stored, game, owner)
 
-    def closed_daily_seed(self, name: str, date: str) -> str:
+    async def closed_daily_seed(self, name: str, date: str) -> str:
         """The seed of a day's challenge once the day has closed (it is public then)."""
         now = self.clock()
         try:
@@ -175,7 +271,29 @@ class GameService:
             raise ApiError(
                 "daily_open", f"the {date} challenge is open until {closes}", closes=closes
             )
-        return daily.daily_seed(self.secret, name, date)
+        return (await self.daily_choice(name, date))[0]
+
+    async def daily_choice(self, name: str, date: str) -> tuple[str, Choice]:
+        """The seed and choice of ``name``'s challenge on ``date``, or ``daily_not_ready``
+        while the background selection has not stored it (it is asked to, never here)."""
+        choice = await load_choice(self.store.redis, name, date)
+        if choice is None:
+            if daily.opens_ms(date) < self.clock() - CATCH_UP_DAYS * daily.DAY_MS:
+                # Long before any choice was made here: never a challenge.  Not chosen
+                # on demand, so nobody can have the server solve any number of days.
+                raise ApiError("no_daily", f"no {name} challenge was held on {date}")
+            self.request_daily(date)
+            raise ApiError(
+                "daily_not_ready",
+                f"the {name} {date} deal is still being chosen; retry shortly",
+                retry_after_ms=NOT_READY_RETRY_MS,
+            )
+        return daily.candidate_seed(self.secret, name, date, choice.k), choice
+
+    async def chosen_daily_seed(self, name: str, date: str) -> str | None:
+        """The seed of a day's chosen deal; None when none has been chosen."""
+        choice = await load_choice(self.store.redis, name, date)
+        return None if choice is None else daily.candidate_seed(self.secret, name, date, choice.k)
 
     async def _deal(
         self,
@@ -212,16 +330,23 @@ class GameService:
             client_hash=client_hash,
             install_hash=install_hash,
         )
-        if not await self.store.create_game(stored):
+        outbox = outbox_value(stored, game) if daily else ""
+        if not await self.store.create_game(stored, outbox):
             stored = await self.load(game_id)
             game = load_game(stored.state)
+        elif game.is_over:
+            await self._record_finish(stored, game)
         return stored, game
 
     # -- daily challenges -----------------------------------------------------
 
-    def challenge(self, name: object, date: str | None = None) -> dict[str, Any]:
+    async def challenge(self, name: object, date: str | None = None) -> dict[str, Any]:
         now = self.clock()
-        return daily.challenge(self.secret, check_game_name(name), date or daily.today(now), now)
+        name = check_game_name(name)
+        date = date or daily.today(now)
+        daily.check_open(date, now)
+        seed, choice = await self.daily_choice(name, date)
+        return daily.challenge(name, date, now, seed, choice)
 
     async def start_daily(
         self,
@@ -240,13 +365,13 @@ class GameService:
         now = self.clock()
         date = daily.today(now)
         game_id = daily_game_id(self.secret, name, date, player_id)
+        seed, _ = await self.daily_choice(name, date)
         existing = await self.store.daily_attempt(name, date, player_id)
         if existing is not None:
             stored_game = await self.store.load(existing)
             if stored_game is not None:
-                game = load_game(stored_game.state)
-                await self._record_ranked(stored_game, game)  # in case a start stopped short
-                return snapshot(stored_game, game, player_id)
+                await self.drain_outbox(existing)  # in case a start stopped short
+                return snapshot(stored_game, load_game(stored_game.state), player_id)
             # The indexed game is gone (it expired, or an older server lost it): start anew.
         elif self.ranked_min_account_age:
             await self._check_account_age(player_id, now)
@@ -262,13 +387,13 @@ class GameService:
             game_id,
             player_id,
             name,
-            daily.daily_seed(self.secret, name, date),
+            seed,
             daily=date,
             client_hash=scouting_hash(self.secret, date, "addr", client_address),
             install_hash=scouting_hash(self.secret, date, "install", install_id),
         )
         await self.store.index_daily_attempt(name, date, player_id, stored.id)
-        await self._record_ranked(stored, game)
+        await self.drain_outbox(stored.id)
         return snapshot(stored, game, player_id)
 
     async def _check_account_age(self, player_id: str, now: int) -> None:
@@ -308,20 +433,35 @@ class GameService:
             "entries": entries,
         }
 
-    async def _record_ranked(self, stored: StoredGame, game: Game) -> None:
-        """Put a ranked attempt on its day's board as it stands now (``stored`` and
-        ``game`` agree): at its start, when its score changes, when it ends."""
-        entry = Entry(
-            player_id=stored.owner,
-            game_id=stored.id,
-            score=game.score,
-            won=game.status == "won",
-            moves=stored.moves,
-            elapsed_ms=(stored.finished_at or stored.updated_at) - stored.created_at,
-            finished_at=stored.finished_at,
-            status=game.status,
-        )
-        await self.leaderboards.record(stored.game, stored.daily, entry, RANKED_TTL)
+    async def drain_outbox(self, game_id: str, value: str | None = None) -> None:
+        """Record the board entry a ranked game's last write called for, if not yet
+        done: ``value`` as written, else as read from the game.  Idempotent: the board
+        keeps an entry made after more moves, and an ended attempt's entry is final."""
+        if value is None:
+            value = await self.store.outbox(game_id)
+            if value is None:
+                return
+        pending = json.loads(value)
+        entry = Entry(**pending["entry"])
+        await self.leaderboards.record(pending["game"], pending["date"], entry, RANKED_TTL)
+        await self.store.clear_outbox(game_id, value)
+
+    async def redrive_outboxes(self) -> int:
+        """Drain the board entries left pending by a process that stopped between a
+        ranked game's write and its board update (today's and yesterday's attempts,
+        the only ones still taking moves): how many there were."""
+        now = self.clock()
+        days = (daily.today(now), daily.today(now - daily.DAY_MS))
+        drained = 0
+        for name in GAMES:
+            for date in days:
+                game_ids = await self.store.daily_attempts(name, date)
+                for start in range(0, len(game_ids), REDRIVE_BATCH):
+                    batch = game_ids[start : start + REDRIVE_BATCH]
+                    for game_id, value in (await self.store.outboxes(batch)).items():
+                        await self.drain_outbox(game_id, value)
+                        drained += 1
+        return drained
 
     # -- games ----------------------------------------------------------------
 
@@ -426,9 +566,14 @@ class GameService:
                 version=stored.version,
             )
         score_before = game.score
+        if move == UNDO and stored.ranked:
+            self._put(stored, game)
+            raise ApiError(
+                "undo_ranked", "undo is for casual games: a ranked game takes none", version=version
+            )
         try:
             # The normal form is what is logged and chained (ASCII, no stray spaces).
-            move = Move(move)
+            move = UNDO if move == UNDO else Move(move)
             if stored.moves >= self.max_moves_per_game and move != "resign":
                 self._put(stored, game)
                 raise ApiError(
@@ -436,7 +581,10 @@ class GameService:
                     f"the game took its {self.max_moves_per_game} moves: only 'resign' is left",
                     version=stored.version,
                 )
-            ops = game.play(move)
+            if move == UNDO:
+                game, ops = await self._undo(stored, game)
+            else:
+                ops = game.play(move)
         except IllegalMove as error:
             self._put(stored, game)
             if move_id and await self.store.move_id_version(game_id, move_id) is not None:
@@ -450,6 +598,21 @@ class GameService:
         state = game.to_bytes()
         state_hash = game.state_hash()
         link = chain.next_link(stored.chain_head, version + 1, patch["move"], now, state_hash)
+        new = dataclasses.replace(
+            stored,
+            version=version + 1,
+            state=state,
+            status=game.status,
+            score=game.score,
+            moves=stored.moves + 1,
+            chain_head=link,
+            updated_at=now,
+            finished_at=now if game.is_over else 0,
+        )
+        # The board entry goes into the game's own slot with the move (the outbox), so a
+        # stop between the move and the board update cannot lose it.
+        board_changes = game.score != score_before or game.is_over
+        outbox = outbox_value(new, game) if new.ranked and board_changes else ""
         result = await self.store.apply_move(
             game_id,
             expected_version=version,
@@ -466,22 +629,16 @@ class GameService:
             finished=game.is_over,
             ranked=stored.ranked,
             expected_head=stored.chain_head,
+            outbox=outbox,
         )
         if result.outcome == "ok":
-            new = dataclasses.replace(
-                stored,
-                version=result.version,
-                state=state,
-                status=game.status,
-                score=game.score,
-                moves=stored.moves + 1,
-                chain_head=link,
-                updated_at=now,
-                finished_at=now if game.is_over else 0,
-            )
             self._put(new, game)
-            if new.ranked and (game.score != score_before or game.is_over):
-                await self._record_ranked(new, game)
+            if outbox:
+                await self.drain_outbox(game_id, outbox)
+            if game.is_over:
+                await self._record_finish(new, game)
+            if not result.replicated:
+                raise not_replicated(result.version)
             reply = {
                 "version": result.version,
                 "applied_version": result.version,
@@ -500,14 +657,31 @@ class GameService:
             version=result.version,
         )
 
+    async def _undo(self, stored: StoredGame, game: Game) -> tuple[Game, list[Op]]:
+        """``undo`` on ``stored`` (``game``): its moves still in effect but the last,
+        replayed from the deal (:func:`~server.rules.undo_logged`). The log is read only
+        for an undo, so other moves cost nothing more; the replay is bounded by
+        ``max_moves_per_game`` (``benchmarks/undo.py``)."""
+        if game.status != "playing":  # before reading the log: a final game stays final
+            raise IllegalMove(f"the game is over ({game.status})", "game_over")
+        entries = await self.store.log(stored.id)
+        moves = [entry["move"] for entry in entries if entry["version"] <= stored.version]
+        if len(moves) != stored.version:
+            raise ApiError("stale", "the game changed meanwhile", version=len(entries))
+        return undo_logged(game, new_game(stored.game, stored.seed), moves)
+
     async def _duplicate(self, game_id: str, move_id: str) -> tuple[dict[str, Any], None, Game]:
         """A move id already applied: the game as it is now (``version``, and the
         game), and the version that move produced (``applied_version``)."""
-        applied = await self.store.move_id_version(game_id, move_id)
+        applied, replicated = await self.store.replicated_move_id_version(game_id, move_id)
+        if not replicated:
+            raise not_replicated(applied)
         stored = await self.load(game_id)
         game = load_game(stored.state)
         if stored.ranked:  # the board update may be what failed the first time
-            await self._record_ranked(stored, game)
+            await self.drain_outbox(game_id)
+        if game.is_over:  # and so may the stats' update (they count a game once)
+            await self._record_finish(stored, game)
         reply = {"version": stored.version, "applied_version": applied, "duplicate": True}
         return reply, None, game
 
@@ -551,6 +725,7 @@ class GameService:
             "status": stored.status,
             "version": stored.version,
             "seed": stored.seed if self.seed_revealed(stored) else None,
+            "assisted": stored.assisted,
             "moves": moves,
             "next": cursor,
         }
@@ -587,9 +762,32 @@ class GameService:
             "finished_at": stored.finished_at or None,
             "status": stored.status,
             "score": stored.score,
+            "assisted": stored.assisted,
             "moves": moves,
             "chain_head": stored.chain_head,
         }
+
+    # -- hints -------------------------------------------------------------------
+
+    async def hint_position(self, game_id: object, player_id: str) -> tuple[StoredGame, Game]:
+        """The game a hint is asked for, if its owner may have one: ``forbidden`` for
+        anyone else (``daily_open`` for an open day's ranked game, as every read),
+        ``hints_ranked`` in a ranked attempt, ``game_over`` once it ended."""
+        stored = await self.readable(game_id, player_id)
+        if stored.owner != player_id:
+            raise ApiError("forbidden", "only the game's owner may ask for a hint")
+        if stored.ranked:
+            raise ApiError("hints_ranked", "hints are for casual games, not a ranked attempt")
+        game = load_game(stored.state)
+        if game.is_over:
+            raise ApiError("game_over", f"the game is over ({game.status})")
+        return stored, game
+
+    async def mark_assisted(self, stored: StoredGame) -> None:
+        """Record that a hint was taken (snapshot, log and export say ``assisted``)."""
+        if not await self.store.mark_assisted(stored.id):
+            raise ApiError("unknown_game", f"no game {stored.id!r} (it may have expired)")
+        self._cache.pop(stored.id, None)
 
     async def resync(self, game_id: str, version: int | None) -> list[bytes] | None:
         """Patches after ``version``, or None when the client needs a snapshot."""

@@ -8,19 +8,26 @@ atomically:
   ranked daily game, else empty), version, state (engine msgpack), status,
   score, moves, deal_hash, chain_head, created_at, updated_at, finished_at
   (Unix ms; 0 while playing); for a ranked game also client_hash and
-  install_hash (the attempt's scouting trace, ``protocol/DAILY.md``)
+  install_hash (the attempt's scouting trace, ``protocol/DAILY.md``); assisted
+  ("1" once a hint was taken; absent before)
 * ``game:{id}:log``      stream: one entry per move (version, move, move_id,
   client_time, server_time, state_hash after the move, chain link)
 * ``game:{id}:patches``  sorted set: the last :data:`PATCH_HISTORY` patch
   messages (msgpack), scored by the version they lead to, for resync
 * ``game:{id}:move_ids`` hash: client move id -> version it produced, so a
   move sent twice is applied once
+* ``game:{id}`` field ``outbox`` (ranked games): the board entry the game's last
+  move (or its start) calls for, as JSON ``{"game", "date", "entry"}``, written by
+  the same atomic step as the move; deleted once the board has it
 * ``player:{id}``        hash: created_at; expires after ``player_idle_ttl`` seconds
   without a new game, or, once the player starts a ranked daily attempt, no sooner
   than that game and its leaderboard (:data:`RANKED_PLAYER_TTL`)
 * ``daily:{game:date}:attempts`` hash: player id -> id of their ranked game
+* ``game:{id}:verdict``  string: the JSON verdict of a finished game, once computed
+* the player's history, stats and display name: ``server.players``
 
-Patches are published on the channel ``game:{id}`` from inside the move
+Patches are published on the shard channel ``game:{id}`` (``SPUBLISH``: on a
+cluster only the shard owning the game's slot carries it) from inside the move
 script, so every subscriber on every instance sees them in version order.
 """
 
@@ -30,10 +37,11 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from redis.asyncio import Redis
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
 
 from server.config import PLAYER_IDLE_TTL
+from server.players import Players, player_key
+from server.redisconn import RedisNodes
 
 #: Patches kept per game for resync; an older gap gets a full snapshot.
 PATCH_HISTORY = 200
@@ -43,6 +51,8 @@ IDLE_TTL = 30 * 24 * 3600
 FINISHED_TTL = 7 * 24 * 3600
 #: A ranked daily game (and its leaderboard) is kept this long for audits.
 RANKED_TTL = 90 * 24 * 3600
+#: With ``--durability replica``: how long a move waits for a replica to hold it (ms).
+REPLICA_WAIT_MS = 1000
 #: A player with a ranked attempt is kept as long as it (a day more: the day it is played).
 RANKED_PLAYER_TTL = RANKED_TTL + 24 * 3600
 
@@ -72,6 +82,18 @@ GAME_FIELDS = (
     "client_hash",
     "install_hash",
 )
+#: The game hash's field holding the board entry still to be recorded (a ranked game).
+OUTBOX_FIELD = "outbox"
+
+#: Read with the others; written only by :meth:`Store.mark_assisted` (absent: no hint).
+READ_FIELDS = (*GAME_FIELDS, "assisted")
+
+# KEYS: game.  Marks an existing game assisted (never creates a stray key).
+ASSIST_SCRIPT = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'assisted', '1')
+return 1
+"""
 
 # KEYS: game.  ARGV: ttl, then field, value, field, value, ...
 # A game is created once: a retried creation of the same id changes nothing.
@@ -85,7 +107,10 @@ return 1
 # KEYS: game, log, patches, move_ids
 # ARGV: expected version, move id ('' = none), state, status, score, patch,
 #       move text, client time ('' = none), server time, state hash, patch history,
-#       channel, ttl, chain link, finished ('1' or '0'), expected chain head
+#       channel, ttl, chain link, finished ('1' or '0'), expected chain head,
+#       outbox ('' = none: the board entry this move calls for, written with it)
+# A duplicate rewrites its move id's entry, so that a WAIT after it (durability 'replica')
+# waits for everything written before, the original move included.
 # 'diverged': the version is the expected one but the chain head is not, so the state
 # the move was computed on is not the stored one (the keys were restored or rewritten).
 MOVE_SCRIPT = """
@@ -94,7 +119,10 @@ local current = tonumber(record[1])
 if not current then return {'missing', 0} end
 if ARGV[2] ~= '' then
   local seen = redis.call('HGET', KEYS[4], ARGV[2])
-  if seen then return {'duplicate', tonumber(seen)} end
+  if seen then
+    redis.call('HSET', KEYS[4], ARGV[2], seen)
+    return {'duplicate', tonumber(seen)}
+  end
 end
 if current ~= tonumber(ARGV[1]) then return {'stale', current} end
 if record[2] ~= ARGV[16] then return {'diverged', current} end
@@ -102,6 +130,7 @@ local version = current + 1
 redis.call('HSET', KEYS[1], 'version', version, 'state', ARGV[3], 'status', ARGV[4],
            'score', ARGV[5], 'updated_at', ARGV[9], 'chain_head', ARGV[14])
 if ARGV[15] == '1' then redis.call('HSET', KEYS[1], 'finished_at', ARGV[9]) end
+if ARGV[17] ~= '' then redis.call('HSET', KEYS[1], 'outbox', ARGV[17]) end
 redis.call('HINCRBY', KEYS[1], 'moves', 1)
 redis.call('XADD', KEYS[2], '*', 'version', version, 'move', ARGV[7], 'move_id', ARGV[2],
            'client_time', ARGV[8], 'server_time', ARGV[9], 'state_hash', ARGV[10],
@@ -110,13 +139,28 @@ redis.call('ZADD', KEYS[3], version, ARGV[6])
 redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -tonumber(ARGV[11]) - 1)
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[4], ARGV[2], version) end
 for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[13]) end
-redis.call('PUBLISH', ARGV[12], ARGV[6])
+redis.call('SPUBLISH', ARGV[12], ARGV[6])
 return {'ok', version}
 """
 
 
-def player_key(player_id: str) -> str:
-    return f"player:{{{player_id}}}"
+# KEYS: game.  ARGV: the outbox value drained.  Deletes it only if no later move
+# replaced it meanwhile.
+CLEAR_OUTBOX_SCRIPT = """
+if redis.call('HGET', KEYS[1], 'outbox') == ARGV[1] then
+  return redis.call('HDEL', KEYS[1], 'outbox')
+end
+return 0
+"""
+
+
+# KEYS: move_ids.  ARGV: move id.  The version the move id produced, its entry
+# rewritten (so that a WAIT after it covers the original move, as a duplicate's does).
+TOUCH_MOVE_ID_SCRIPT = """
+local seen = redis.call('HGET', KEYS[1], ARGV[1])
+if seen then redis.call('HSET', KEYS[1], ARGV[1], seen) end
+return seen
+"""
 
 
 def game_key(game_id: str) -> str:
@@ -134,7 +178,7 @@ def attempts_key(game: str, date: str) -> str:
 
 
 def channel(game_id: str) -> str:
-    """The pub/sub channel of a game's patches."""
+    """The shard channel of a game's patches (in the slot of the game's keys)."""
     return game_key(game_id)
 
 
@@ -161,6 +205,8 @@ class StoredGame:
     finished_at: int
     client_hash: str = ""
     install_hash: str = ""
+    #: A hint was taken in this game (``POST /v1/games/{id}/hint``).
+    assisted: bool = False
 
     @property
     def ranked(self) -> bool:
@@ -171,16 +217,28 @@ class StoredGame:
 class MoveResult:
     outcome: str  # ok, stale, diverged, duplicate, missing
     version: int
+    #: With durability 'replica': False when no replica confirmed the write in time
+    #: (it is on the primary; a retry with the same move id is answered as a duplicate).
+    replicated: bool = True
 
 
 class Store:
     """The game server's use of Redis; one per process."""
 
-    def __init__(self, redis: Redis, player_idle_ttl: int = PLAYER_IDLE_TTL) -> None:
+    def __init__(
+        self, redis: Any, player_idle_ttl: int = PLAYER_IDLE_TTL, durable: bool = False
+    ) -> None:
+        """``redis``: a ``Redis`` or ``RedisCluster`` client; ``durable``: a move is
+        acknowledged only once a replica holds it (``WAIT``)."""
         self.redis: Any = redis  # redis-py's stubs type replies loosely
         self.player_idle_ttl = player_idle_ttl
+        self.nodes = RedisNodes(redis)
+        self.durable = durable
         self._move_sha = hashlib.sha1(MOVE_SCRIPT.encode()).hexdigest()
         self._create = redis.register_script(CREATE_SCRIPT)
+        self._assist = redis.register_script(ASSIST_SCRIPT)
+        self._clear_outbox = redis.register_script(CLEAR_OUTBOX_SCRIPT)
+        self.players = Players(redis)
 
     async def ping(self) -> bool:
         return bool(await self.redis.ping())
@@ -192,11 +250,22 @@ class Store:
             pipe.expire(key, self.player_idle_ttl)
             await pipe.execute()
 
-    async def touch_player(self, player_id: str, ranked: bool = False) -> None:
-        """Keep the player's record at least ``player_idle_ttl`` seconds more, or as long
-        as a ranked attempt (never shortened)."""
-        ttl = max(self.player_idle_ttl, RANKED_PLAYER_TTL if ranked else 0)
-        await self.redis.expire(player_key(player_id), ttl, gt=True)
+    def player_ttl(self, ranked: bool = False) -> int:
+        """Seconds a player's keys live after a new game (a ranked one: as long as it)."""
+        return max(self.player_idle_ttl, RANKED_PLAYER_TTL if ranked else 0)
+
+    async def touch_player(
+        self, player_id: str, now_ms: int, ranked: bool = False, new_game: str = ""
+    ) -> None:
+        """Keep the player's keys at least ``player_ttl`` seconds more (never shortened),
+        listing ``new_game`` (created ``now_ms``) in their history; one round trip."""
+        ttl = self.player_ttl(ranked)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.expire(player_key(player_id), ttl, gt=True)
+            if new_game:
+                self.players.index_game(pipe, player_id, now_ms, new_game)
+            self.players.keep(pipe, player_id, ttl, RANKED_TTL * 1000, now_ms)
+            await pipe.execute()
 
     async def player_created_at(self, player_id: str, now_ms: int) -> int:
         """When the player's record was created; a player with no record (it may have
@@ -209,24 +278,48 @@ class Store:
             _, _, created_at = await pipe.execute()
         return int(created_at)
 
-    async def create_game(self, stored: StoredGame) -> bool:
-        """Store a new game; False (and nothing changes) if its id exists already."""
+    async def create_game(self, stored: StoredGame, outbox: str = "") -> bool:
+        """Store a new game (and the board entry it calls for, ``outbox``); False (and
+        nothing changes) if its id exists already."""
         fields = [item for name in GAME_FIELDS for item in (name, getattr(stored, name))]
+        if outbox:
+            fields += [OUTBOX_FIELD, outbox]
         ttl = time_to_live(stored.ranked, finished=False)
         created = bool(await self._create(keys=[game_key(stored.id)], args=[ttl, *fields]))
         # A new game is activity; a ranked one keeps its player as long as itself.
         # (Another slot than the game's: not in the game's script.)
-        await self.touch_player(stored.owner, ranked=stored.ranked)
+        new_game = stored.id if created else ""
+        await self.touch_player(stored.owner, stored.created_at, stored.ranked, new_game)
         return created
 
     async def load(self, game_id: str) -> StoredGame | None:
-        return self._stored(game_id, await self.redis.hmget(game_key(game_id), GAME_FIELDS))
+        return self._stored(game_id, await self.redis.hmget(game_key(game_id), READ_FIELDS))
+
+    async def load_many(self, game_ids: list[str]) -> list[StoredGame | None]:
+        """Several records in one pipelined round trip (in a cluster, one per slot)."""
+        if not game_ids:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.hmget(game_key(game_id), READ_FIELDS)
+            values = await pipe.execute()
+        return [self._stored(game_id, row) for game_id, row in zip(game_ids, values, strict=True)]
+
+    async def cached_verdict(self, game_id: str) -> bytes | None:
+        """The stored verdict of a finished game, if one was computed."""
+        value = await self.redis.get(f"{game_key(game_id)}:verdict")
+        return None if value is None else bytes(value)
+
+    async def cache_verdict(self, game_id: str, verdict: bytes, ranked: bool) -> None:
+        """Keep a finished game's verdict as long as the game itself is kept."""
+        ttl = time_to_live(ranked, finished=True)
+        await self.redis.set(f"{game_key(game_id)}:verdict", verdict, ex=ttl)
 
     async def load_with_log(self, game_id: str) -> tuple[StoredGame | None, list[dict[str, Any]]]:
         """The record and its move log, read in one atomic step (so they agree)."""
         key = game_key(game_id)
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hmget(key, GAME_FIELDS)
+            pipe.hmget(key, READ_FIELDS)
             pipe.xrange(f"{key}:log")
             values, entries = await pipe.execute()
         return self._stored(game_id, values), self._moves(entries)
@@ -235,7 +328,7 @@ class Store:
     def _stored(game_id: str, values: list[Any]) -> StoredGame | None:
         if values[0] is None:
             return None
-        fields = dict(zip(GAME_FIELDS, values, strict=True))
+        fields = dict(zip(READ_FIELDS, values, strict=True))
         return StoredGame(
             id=game_id,
             game=fields["game"].decode(),
@@ -254,6 +347,7 @@ class Store:
             created_at=int(fields["created_at"]),
             updated_at=int(fields["updated_at"]),
             finished_at=int(fields["finished_at"]),
+            assisted=fields["assisted"] == b"1",
         )
 
     async def apply_move(
@@ -274,6 +368,7 @@ class Store:
         finished: bool,
         ranked: bool,
         expected_head: str,
+        outbox: str = "",
     ) -> MoveResult:
         """Compare-and-set: store the move only if the version is still ``expected_version``
         and the chain head still ``expected_head`` (the state the move was computed on)."""
@@ -294,20 +389,80 @@ class Store:
             chain,
             "1" if finished else "0",
             expected_head,
+            outbox,
         ]
         keys = game_keys(game_id)
+        command = ("EVALSHA", self._move_sha, len(keys), *keys, *args)
+        if self.durable:
+            (outcome, version), replicated = await self._write_and_wait(
+                keys[0], command, MOVE_SCRIPT
+            )
+        else:
+            outcome, version = await self._move(command)
+            replicated = True
+        outcome = outcome.decode() if isinstance(outcome, bytes) else outcome
+        return MoveResult(outcome, version, replicated or outcome not in ("ok", "duplicate"))
+
+    async def _move(self, command: tuple[Any, ...]) -> Any:
         # EVALSHA straight through execute_command: redis-py's Script wrapper costs a
         # tenth of a move. A Redis that lost its scripts (restart) gets it loaded again.
         try:
-            outcome, version = await self.redis.execute_command(
-                "EVALSHA", self._move_sha, len(keys), *keys, *args
-            )
+            return await self.redis.execute_command(*command)
         except NoScriptError:
             await self.redis.script_load(MOVE_SCRIPT)
-            outcome, version = await self.redis.execute_command(
-                "EVALSHA", self._move_sha, len(keys), *keys, *args
-            )
-        return MoveResult(outcome.decode() if isinstance(outcome, bytes) else outcome, version)
+            return await self.redis.execute_command(*command)
+
+    async def _write_and_wait(
+        self, key: str, command: tuple[Any, ...], script: str
+    ) -> tuple[Any, bool]:
+        """``command`` (an EVALSHA of ``script``) then ``WAIT 1`` on one connection to
+        the primary owning ``key`` (WAIT counts the writes of its own connection):
+        (reply, whether a replica holds it)."""
+        for _attempt in range(3):
+            client = self.nodes.node_client(self.nodes.owner(key))
+            async with client.pipeline(transaction=False) as pipe:
+                pipe.execute_command(*command)
+                pipe.execute_command("WAIT", 1, REPLICA_WAIT_MS)
+                reply, replicas = await pipe.execute(raise_on_error=False)
+            if isinstance(reply, NoScriptError):
+                await client.script_load(script)
+                continue
+            if isinstance(reply, ResponseError) and str(reply).startswith(("MOVED", "TRYAGAIN")):
+                await self.nodes.refresh()  # the slot moved (failover, resharding)
+                continue
+            if isinstance(reply, Exception):
+                raise reply
+            return reply, isinstance(replicas, int) and replicas >= 1
+        raise ResponseError(f"the slot of {key} kept moving")
+
+    async def outbox(self, game_id: str) -> str | None:
+        """The board entry a ranked game still has to record, if any."""
+        value = await self.redis.hget(game_key(game_id), OUTBOX_FIELD)
+        return None if value is None else str(value.decode())
+
+    async def outboxes(self, game_ids: list[str]) -> dict[str, str]:
+        """The pending board entries of ``game_ids`` (those that have one)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.hget(game_key(game_id), OUTBOX_FIELD)
+            values = await pipe.execute()
+        return {
+            game_id: value.decode()
+            for game_id, value in zip(game_ids, values, strict=True)
+            if value is not None
+        }
+
+    async def clear_outbox(self, game_id: str, value: str) -> None:
+        """Drop a recorded board entry, unless a later move replaced it meanwhile."""
+        await self._clear_outbox(keys=[game_key(game_id)], args=[value])
+
+    async def daily_attempts(self, game: str, date: str) -> list[str]:
+        """The ids of every ranked game of the day."""
+        return [value.decode() for value in await self.redis.hvals(attempts_key(game, date))]
+
+    async def mark_assisted(self, game_id: str) -> bool:
+        """Mark the game assisted (a hint was taken); False if it no longer exists."""
+        return bool(await self._assist(keys=[game_key(game_id)]))
 
     async def daily_attempt(self, game: str, date: str, player_id: str) -> str | None:
         """The id of the player's ranked game of the day, if they started one."""
@@ -321,6 +476,19 @@ class Store:
             pipe.hset(key, player_id, game_id)
             pipe.expire(key, RANKED_TTL)
             await pipe.execute()
+
+    async def replicated_move_id_version(
+        self, game_id: str, move_id: str
+    ) -> tuple[int | None, bool]:
+        """:meth:`move_id_version`, and (durability 'replica') whether a replica holds
+        that move: what answering a duplicate needs."""
+        if not self.durable:
+            return await self.move_id_version(game_id, move_id), True
+        key = f"{game_key(game_id)}:move_ids"
+        sha = hashlib.sha1(TOUCH_MOVE_ID_SCRIPT.encode()).hexdigest()
+        command = ("EVALSHA", sha, 1, key, move_id)
+        version, replicated = await self._write_and_wait(key, command, TOUCH_MOVE_ID_SCRIPT)
+        return (None if version is None else int(version)), replicated
 
     async def move_id_version(self, game_id: str, move_id: str) -> int | None:
         """The version a client move id produced, if it was applied."""

@@ -8,27 +8,38 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
+import httpx
 import redis
 import uvicorn
 from starlette.applications import Starlette
 
+from server import daily
 from server.__main__ import WS_TRANSPORT_LIMIT
 from server.app import create_app
-from server.config import Limits, Settings
+from server.config import DailySelection, Limits, Settings
+from server.dailies import DailySelector, load_choice, lock_key, tomorrow
 from server.embedded import valkey_binary
+from server.rules import GAMES
+from server.service import GameService
 
 #: The limits of test and benchmark servers: rate limits off, room for many sockets.
 UNLIMITED = Limits(rate_limits=False, max_connections_per_address=100_000)
+#: The daily selection of test servers: small budgets, so the dailies are chosen at once.
+TEST_DAILY = DailySelection(candidate_nodes=500, candidates=3, seconds=2.0)
 
 #: Bound on every start-up or shut-down wait, in seconds.
 START_TIMEOUT = 10.0
+#: Bound on creating a Redis Cluster and waiting for it to serve every slot, in seconds.
+CLUSTER_START_TIMEOUT = 30.0
 
 
 def free_port() -> int:
@@ -36,6 +47,25 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_cluster_port() -> int:
+    """A loopback port ``p`` with ``p + 10000`` (its cluster bus) free too, both below
+    the ephemeral range (a cluster node's port must be at most 55535)."""
+    for _ in range(1000):
+        port = random.randrange(10000, 22000)
+        if port_is_free(port) and port_is_free(port + 10000):
+            return port
+    raise RuntimeError("no free port pair for a Redis Cluster node")
 
 
 def server_binary() -> Path:
@@ -55,11 +85,17 @@ class RedisProcess:
     """
 
     def __init__(
-        self, port: int | None = None, data_dir: Path | None = None, binary: Path | None = None
+        self,
+        port: int | None = None,
+        data_dir: Path | None = None,
+        binary: Path | None = None,
+        cluster_dir: Path | None = None,
     ) -> None:
-        self.port = port or free_port()
+        self.port = port or (free_cluster_port() if cluster_dir else free_port())
         self.data_dir = data_dir
         self.binary = binary
+        #: Set: a Redis Cluster node keeping its cluster state (nodes.conf) in this directory.
+        self.cluster_dir = cluster_dir
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -76,6 +112,10 @@ class RedisProcess:
             args += ["--appendonly", "no"]
         else:
             args += ["--appendonly", "yes", "--dir", str(self.data_dir)]
+        if self.cluster_dir is not None:
+            args += ["--cluster-enabled", "yes", "--cluster-config-file", f"nodes-{self.port}.conf"]
+            args += ["--cluster-node-timeout", str(CLUSTER_NODE_TIMEOUT_MS)]
+            args += ["--dir", str(self.cluster_dir)]
         self.process = subprocess.Popen(
             args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
         )
@@ -98,6 +138,12 @@ class RedisProcess:
         finally:
             client.close()
 
+    def kill(self) -> None:
+        """Stop it at once (SIGKILL), as a crash would."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+        self.stop()
+
     def stop(self) -> None:
         process, self.process = self.process, None
         if process is None:
@@ -113,6 +159,111 @@ class RedisProcess:
             process.stdout.close()
 
     def __enter__(self) -> RedisProcess:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+
+#: A cluster node deemed failed after this long unreachable (ms): failovers take ~2 s.
+CLUSTER_NODE_TIMEOUT_MS = 1000
+
+
+class RedisClusterProcesses:
+    """A Redis Cluster of ``masters`` primaries with ``replicas`` replicas each, every
+    node a ``redis-server`` child on a loopback port, its state in a temporary directory.
+
+    :meth:`start` raises ``RuntimeError`` when a binary is missing or the cluster does
+    not come up (every slot served, every replica in sync) within
+    :data:`CLUSTER_START_TIMEOUT` seconds.
+    """
+
+    def __init__(self, masters: int = 3, replicas: int = 1) -> None:
+        self.masters = masters
+        self.replicas = replicas
+        self.directory: tempfile.TemporaryDirectory[str] | None = None
+        self.nodes: list[RedisProcess] = []
+
+    @property
+    def url(self) -> str:
+        """The URL of one node (a cluster client discovers the rest)."""
+        return self.nodes[0].url
+
+    def start(self) -> None:
+        cli = shutil.which("redis-cli")
+        if cli is None:
+            raise RuntimeError("redis-cli is not on PATH (the redis-tools package; .ci/run has it)")
+        self.directory = tempfile.TemporaryDirectory(prefix="redis-cluster-")
+        try:
+            count = self.masters * (1 + self.replicas)
+            self.nodes = [RedisProcess(cluster_dir=Path(self.directory.name)) for _ in range(count)]
+            for node in self.nodes:
+                node.start()
+            addresses = [f"127.0.0.1:{node.port}" for node in self.nodes]
+            created = subprocess.run(
+                [cli, "--cluster", "create", *addresses]
+                + ["--cluster-replicas", str(self.replicas), "--cluster-yes"],
+                capture_output=True,
+                timeout=CLUSTER_START_TIMEOUT,
+                stdin=subprocess.DEVNULL,
+            )
+            if created.returncode != 0:
+                output = (created.stdout + created.stderr).decode(errors="replace")
+                raise RuntimeError(f"redis-cli --cluster create failed:\n{output}")
+            self.wait_until_ready()
+        except BaseException:
+            self.stop()
+            raise
+
+    def wait_until_ready(self, timeout: float = 0.0) -> None:
+        """Wait until every live node sees the cluster ``ok`` and each live primary has
+        its replicas in sync."""
+        deadline = time.monotonic() + (timeout or CLUSTER_START_TIMEOUT)
+        while not self._ready():
+            if time.monotonic() > deadline:
+                raise RuntimeError("the Redis Cluster did not become ready in time")
+            time.sleep(0.05)
+
+    def _ready(self) -> bool:
+        primaries = 0
+        for node in self.nodes:
+            if node.process is None:
+                continue
+            client = redis.Redis(host="127.0.0.1", port=node.port, socket_timeout=1)
+            try:
+                info = client.cluster("info")
+                if info.get("cluster_state") != "ok":
+                    return False
+                replication = client.info("replication")
+            except redis.exceptions.RedisError:
+                return False
+            finally:
+                client.close()
+            if replication["role"] == "master":
+                primaries += 1
+                synced = [
+                    value
+                    for key, value in replication.items()
+                    if key.startswith("slave") and isinstance(value, dict)
+                ]
+                if any(replica.get("state") != "online" for replica in synced):
+                    return False
+            elif replication.get("master_link_status") != "up":
+                return False
+        return primaries == self.masters
+
+    def node(self, port: int) -> RedisProcess:
+        return next(node for node in self.nodes if node.port == port)
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.stop()
+        if self.directory is not None:
+            self.directory.cleanup()
+            self.directory = None
+
+    def __enter__(self) -> RedisClusterProcesses:
         self.start()
         return self
 
@@ -151,6 +302,54 @@ async def serve_app(app: Starlette) -> AsyncIterator[int]:
         await asyncio.wait_for(task, START_TIMEOUT * 2)
 
 
+async def dailies_chosen(app: Starlette, date: str | None = None) -> None:
+    """Wait until every game's daily of ``date`` (default: today by the service's clock)
+    is chosen by ``app``'s background selection (asked for it if need be)."""
+    service = app.state.service
+    date = date or daily.today(service.clock())
+    app.state.dailies.request(date)
+    async with asyncio.timeout(START_TIMEOUT * 6):  # a loaded machine solves slowly
+        for game in GAMES:
+            # Chosen, and its lock released (the last write of a selection).
+            while await load_choice(service.store.redis, game, date) is None or (
+                await service.store.redis.exists(lock_key(game, date))
+            ):
+                await asyncio.sleep(0.02)
+
+
+async def dailies_idle(app: Starlette) -> None:
+    """Wait until ``app``'s background selection has chosen today's and tomorrow's
+    dailies (by the service's clock): it is idle then, so a test sees only the Redis keys
+    and calls of its own requests."""
+    today = daily.today(app.state.service.clock())
+    await dailies_chosen(app, today)
+    await dailies_chosen(app, tomorrow(today))
+
+
+async def choose_dailies(service: GameService, date: str | None = None) -> None:
+    """Choose every game's daily of ``date`` (default: today by the service's clock) for
+    a service used without an app, as the app's background selection would."""
+    date = date or daily.today(service.clock())
+    selector = DailySelector(service.store.redis, service.secret, TEST_DAILY, service.clock)
+    try:
+        for game in GAMES:
+            while not await selector.ensure(game, date):
+                await asyncio.sleep(0.02)  # another selector holds the lock
+    finally:
+        await selector.stop()
+
+
+async def until_chosen(send: Callable[[], Awaitable[httpx.Response]]) -> httpx.Response:
+    """``send()``'s answer, sent again while it is ``503 daily_not_ready`` (the day's deal
+    is being chosen in the background), as a client honouring ``Retry-After`` would."""
+    async with asyncio.timeout(START_TIMEOUT * 3):
+        while True:
+            response = await send()
+            if response.status_code != 503 or b"daily_not_ready" not in response.content:
+                return response
+            await asyncio.sleep(0.05)
+
+
 #: The secret of servers started by tests and tools (long enough: ``MIN_SECRET_BYTES``).
 TEST_SECRET = "loopback-test-server-secret-32-bytes-or-more"
 
@@ -160,6 +359,7 @@ async def serve(
     redis_url: str,
     secret: str = TEST_SECRET,
     ranked_min_account_age: int = 0,
+    redis_cluster: bool = False,
     limits: Limits = UNLIMITED,
 ) -> AsyncIterator[str]:
     """``create_app`` on a free loopback port while the block runs: its base URL.
@@ -170,7 +370,11 @@ async def serve(
         redis_url=redis_url,
         secret=secret,
         ranked_min_account_age=ranked_min_account_age,
+        redis_cluster=redis_cluster,
         limits=limits,
+        daily=TEST_DAILY,
     )
-    async with serve_app(create_app(settings)) as port:
+    app = create_app(settings)
+    async with serve_app(app) as port:
+        await dailies_chosen(app)
         yield f"http://127.0.0.1:{port}"

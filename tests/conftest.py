@@ -5,6 +5,12 @@ The tests never use a mock or an in-process stand-in for Redis.  A session-scope
 on a free loopback port (unless ``REDIS_URL`` names one to use instead); a server that does
 not start is a test failure, not a skip.  ``redis_url``
 hands a test the URL of a freshly flushed database.
+
+``redis_mode`` says which Redis: ``standalone`` here; the ``conftest.py`` of the server,
+daily and audit tests parametrize it so those tests also run on a local Redis Cluster
+(3 primaries, 3 replicas: :class:`server.testing.RedisClusterProcesses`; a missing
+``redis-cli`` fails too).  ``redis_cluster`` is True on the cluster, for the tests to
+pass on as ``Settings.redis_cluster`` / ``--redis-cluster``.
 """
 
 from __future__ import annotations
@@ -32,6 +38,17 @@ class RedisProcess(testing.RedisProcess):
             pytest.fail(str(error))
 
 
+@pytest.fixture(scope="module")
+def redis_mode() -> str:
+    """``standalone`` or ``cluster``: which Redis a test module runs on."""
+    return "standalone"
+
+
+@pytest.fixture(scope="module")
+def redis_cluster(redis_mode: str) -> bool:
+    return redis_mode == "cluster"
+
+
 @pytest.fixture(scope="session")
 def redis_server_url() -> Iterator[str]:
     """The URL of the session's Redis: ``REDIS_URL`` if set, else our own redis-server."""
@@ -47,13 +64,41 @@ def redis_server_url() -> Iterator[str]:
         server.stop()
 
 
+@pytest.fixture(scope="session")
+def redis_cluster_url() -> Iterator[str]:
+    """The URL of a node of the session's Redis Cluster (started at its first use)."""
+    cluster = testing.RedisClusterProcesses()
+    try:
+        cluster.start()
+    except RuntimeError as error:
+        pytest.fail(str(error))
+    try:
+        yield cluster.url
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(scope="module")
+def redis_module_url(redis_cluster: bool, request: pytest.FixtureRequest) -> str:
+    """The session's Redis (standalone or cluster, as ``redis_mode`` says) for a module."""
+    name = "redis_cluster_url" if redis_cluster else "redis_server_url"
+    return str(request.getfixturevalue(name))
+
+
+def sync_client(url: str, cluster: bool) -> redis.Redis | redis.RedisCluster:
+    if cluster:
+        return redis.RedisCluster.from_url(url, socket_timeout=5)
+    return redis.Redis.from_url(url, socket_timeout=5)
+
+
 @pytest.fixture
-def redis_url(redis_server_url: str) -> Iterator[str]:
-    """The session Redis, its database flushed before (and after) the test."""
-    client = redis.Redis.from_url(redis_server_url, socket_timeout=5)
+def redis_url(redis_module_url: str, redis_cluster: bool) -> Iterator[str]:
+    """The session Redis, its database flushed before (and after) the test (on every
+    primary of the cluster)."""
+    client = sync_client(redis_module_url, redis_cluster)
     try:
         client.flushdb()
-        yield redis_server_url
+        yield redis_module_url
         client.flushdb()
     finally:
         client.close()

@@ -40,6 +40,16 @@ def _take_from_stock(view: dict[str, Any], card: Any) -> None:
     stock["count"] -= 1
 
 
+def _put_on_stock(view: dict[str, Any], card: Any) -> None:
+    """An ``undo`` puts a card back onto the stock (face down, but Colorado's top)."""
+    stock = view.get("stock")
+    if not isinstance(stock, dict):
+        raise OutOfSync("this game has no stock")
+    if "top" in stock:
+        stock["top"] = card
+    stock["count"] += 1
+
+
 def apply_ops(view: dict[str, Any], ops: list[dict[str, Any]], move: str) -> dict[str, Any]:
     """The view after a move: ``ops`` applied in order to a copy of ``view``.
 
@@ -60,8 +70,9 @@ def apply_ops(view: dict[str, Any], ops: list[dict[str, Any]], move: str) -> dic
                     raise OutOfSync(f"the top of {op['from']} is {top}, the op says {op['card']}")
                 source.pop()
             if op["to"] == "stock":
-                raise OutOfSync("no card ever moves to the stock")
-            pile_at(view, op["to"]).append(op["card"])
+                _put_on_stock(view, op["card"])
+            else:
+                pile_at(view, op["to"]).append(op["card"])
         elif kind == "reveal":
             stock = view.get("stock")
             if op.get("pile") != "stock" or not isinstance(stock, dict) or "top" not in stock:
@@ -70,6 +81,10 @@ def apply_ops(view: dict[str, Any], ops: list[dict[str, Any]], move: str) -> dic
         elif kind == "set":
             pile = pile_at(view, op["pile"])
             pile[:] = list(op["cards"])
+        elif kind == "redeals_left":
+            if "redeals_left" not in view:
+                raise OutOfSync("this game has no redeals")
+            view["redeals_left"] = op["count"]
         else:
             raise OutOfSync(f"unknown op {kind!r}: this client is out of date")
     if move == "redeal":

@@ -69,11 +69,38 @@ class Client:
 
     # -- players and games ------------------------------------------------------------
 
-    async def create_player(self) -> dict[str, str]:
-        """A new player, ``{"player_id", "token"}``; its token is used from now on."""
-        player: dict[str, str] = await self._call("POST", "/v1/players")
+    async def create_player(self, name: str | None = None) -> dict[str, Any]:
+        """A new player, ``{"player_id", "token", "name"}`` (named ``name`` if given:
+        ``ApiError("name_taken")`` when another player has it); its token is used from
+        now on."""
+        body = None if name is None else {"name": name}
+        player: dict[str, Any] = await self._call("POST", "/v1/players", body)
         self.token, self.player_id = player["token"], player["player_id"]
         return player
+
+    async def me(self) -> dict[str, Any]:
+        """The player's record: ``{"player_id", "name", "created_at"}``."""
+        answer: dict[str, Any] = await self._call("GET", "/v1/players/me")
+        return answer
+
+    async def set_name(self, name: str | None) -> dict[str, Any]:
+        """Set the display name (``None`` removes it); the player's record."""
+        answer: dict[str, Any] = await self._call("PUT", "/v1/players/me", {"name": name})
+        return answer
+
+    async def my_games(self, limit: int = 50, cursor: str | None = None) -> dict[str, Any]:
+        """A page of the player's games, newest first: ``{"player_id", "games", "next"}``
+        (pass ``next`` back as ``cursor`` for the next page)."""
+        params: dict[str, Any] = {"limit": limit}
+        if cursor is not None:
+            params["cursor"] = cursor
+        answer: dict[str, Any] = await self._call("GET", "/v1/players/me/games", params=params)
+        return answer
+
+    async def my_stats(self) -> dict[str, Any]:
+        """Per game: ``played``, ``won``, ``best_score``, ``current_streak``, ``best_streak``."""
+        answer: dict[str, Any] = await self._call("GET", "/v1/players/me/stats")
+        return answer
 
     async def games(self) -> list[dict[str, Any]]:
         """The five games: ``[{"name", "title", "decks", "summary"}]``."""
@@ -106,6 +133,13 @@ class Client:
         )
         return answer
 
+    async def hint(self, game_id: str) -> dict[str, Any]:
+        """A hint in the player's casual game (``REST.md``, "Hints"): ``{"move",
+        "win_chance", "samples", "version", ...}``; the game is marked assisted."""
+        path = f"/v1/games/{_segment(game_id)}/hint"
+        answer: dict[str, Any] = await self._call("POST", path)
+        return answer
+
     async def log(self, game_id: str) -> dict[str, Any]:
         """The game's move log."""
         answer: dict[str, Any] = await self._call("GET", f"/v1/games/{_segment(game_id)}/log")
@@ -116,6 +150,17 @@ class Client:
         path = f"/v1/games/{_segment(game_id)}/replay"
         answer: dict[str, Any] = await self._call("GET", path)
         return answer
+
+    async def verdict(self, game_id: str) -> dict[str, Any]:
+        """The audit verdict of a finished game (``AUDIT.md``)."""
+        path = f"/v1/games/{_segment(game_id)}/verdict"
+        answer: dict[str, Any] = await self._call("GET", path)
+        return answer
+
+    async def undo(self, game_id: str, version: int, move_id: str | None = None) -> dict[str, Any]:
+        """Take back the last move still in effect (casual games only; ``undo_ranked``
+        in a ranked game): :meth:`move_rest` with the move ``"undo"``."""
+        return await self.move_rest(game_id, "undo", version, move_id)
 
     # -- daily challenges -------------------------------------------------------------
 

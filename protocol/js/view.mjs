@@ -61,6 +61,18 @@ function takeFromStock(state, card) {
   if ('top' in stock) stock.top = null; // unknown until the "reveal" op that follows
 }
 
+/** An "undo" puts a card back onto the stock (face down, but Colorado's top). */
+function putOnStock(state, card) {
+  const stock = state.stock;
+  if (Array.isArray(stock)) {
+    stock.push(card);
+    return;
+  }
+  if (!stock) throw new OutOfSync('this game has no stock');
+  stock.count += 1;
+  if ('top' in stock) stock.top = card;
+}
+
 /**
  * Apply the ops of one move, in order, to a view (or to a full table), in place; returns it.
  * `move` is the move's text: after a "redeal", redeals_left goes down by one (DIFF.md §5).
@@ -77,8 +89,8 @@ export function applyOps(state, ops, move) {
           const top = from.pop();
           if (top !== op.card) throw new OutOfSync(`top of ${op.from} is ${top}, op says ${op.card}`);
         }
-        if (op.to === 'stock') throw new OutOfSync('no card ever moves to the stock');
-        pileAt(state, op.to).push(op.card);
+        if (op.to === 'stock') putOnStock(state, op.card);
+        else pileAt(state, op.to).push(op.card);
         break;
       }
       case 'reveal': {
@@ -94,6 +106,11 @@ export function applyOps(state, ops, move) {
       case 'set': {
         const pile = pileAt(state, op.pile);
         pile.splice(0, pile.length, ...op.cards);
+        break;
+      }
+      case 'redeals_left': {
+        if (!('redeals_left' in state)) throw new OutOfSync('this game has no redeals');
+        state.redeals_left = op.count;
         break;
       }
       default:

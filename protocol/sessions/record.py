@@ -23,7 +23,7 @@ import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 
 from clients.python import GameCopy
-from server.rules import Game, Move, new_game
+from server.rules import UNDO, Game, Move, Timeline, new_game
 
 FORMAT = "solitaire-session/1"
 DIRECTORY = Path(__file__).resolve().parent
@@ -37,6 +37,9 @@ RECONNECT_AFTER = 11
 REST_MOVES = 2
 ILLEGAL_AT = 4
 STALE_AT = 7
+#: Before this step's move, UNDOS undos in a row take back the last moves.
+UNDO_AT = 15
+UNDOS = 2
 PLACEHOLDERS = {
     "<game_id>": "the game's id (g_…), which the server draws at random",
     "<player_id>": "the player's id (p_…), drawn at random",
@@ -68,15 +71,20 @@ def choose(rng: random.Random, game: str, legal: Sequence[str], step: int, previ
 def playout(game: str, seed: str) -> list[str] | None:
     """The moves the policy plays from (game, seed); None if the game ends too soon, goes
     round in circles, or the session would miss a deal (a redeal for Matrimony)."""
-    engine = new_game(game, seed)
+    timeline = Timeline(new_game(game, seed))
     rng = random.Random(f"{game}:{seed}")
     moves = [""]
     for step in range(MOVES):
+        if step == UNDO_AT:
+            for _ in range(UNDOS):
+                timeline.play(UNDO)
+        engine = timeline.game
         if engine.status != "playing":
             return None
         move = choose(rng, game, engine.legal_moves(), step, moves[-1])
-        engine.play(move)
+        timeline.play(move)
         moves.append(move)
+    engine = timeline.game
     card_moves = Counter(move for move in moves if ">" in move)
     if engine.status != "playing" or max(card_moves.values(), default=0) > 3:
         return None  # over, or shuffling a card to and fro
@@ -159,12 +167,16 @@ class Recorder:
         self.base_url = base_url
         self.ws_url = base_url.replace("http://", "ws://", 1) + "/v1/ws"
         self.session = Session(game, seed)
-        self.engine = new_game(game, seed)
+        #: The game as the server should have it (``undo`` included), and its version.
+        self.timeline = Timeline(new_game(game, seed))
+        self.version = 0
         self.rng = random.Random(f"{game}:{seed}")
         self.copy: GameCopy | None = None
         self.ws: ClientConnection | None = None
         self.http: httpx.AsyncClient | None = None
         self.move_ids = 0
+        #: The moves sent so far.
+        self.sent: set[str] = set()
         self.step = 0
         self.previous = ""
 
@@ -227,6 +239,7 @@ class Recorder:
         """Send a move; wait for its reply (and, when accepted, for its patch)."""
         assert self.copy is not None and self.copy.version is not None
         self.move_ids += 1
+        self.sent.add(move)
         move_id = f"m{self.move_ids}"
         message = {
             "type": "move",
@@ -240,7 +253,8 @@ class Recorder:
             lambda m: m["type"] in ("accepted", "rejected") and m["move_id"] == move_id
         )
         if reply["type"] == "accepted":
-            self.engine.play(move)
+            self.timeline.play(move)
+            self.version += 1
             copy = self.copy
             while copy.version is None or copy.version < reply["version"]:
                 await self.recv()
@@ -256,11 +270,11 @@ class Recorder:
         assert reply["type"] == "accepted", reply
 
     async def rest_move(self) -> None:
-        legal = self.engine.legal_moves()
+        legal = self.timeline.game.legal_moves()
         move = choose(self.rng, self.session.game, legal, self.step, self.previous)
         self.step += 1
         self.previous = move
-        version = self.engine.moves_played
+        version = self.version
         body = {"move": move, "version": version}
         self.session.events.append(
             {
@@ -270,7 +284,8 @@ class Recorder:
             }
         )
         await self.rest("POST", f"/v1/games/{self.session.game_id}/moves", body)
-        self.engine.play(move)
+        self.timeline.play(move)
+        self.version += 1
 
     async def reconnect_after_rest_moves(self) -> None:
         """Close the socket, move over REST, reconnect and resync from our version."""
@@ -281,7 +296,7 @@ class Recorder:
             await self.rest_move()
         await self.connect()
         await self.send({"type": "subscribe", "game_id": copy.game_id, "version": copy.version})
-        target = self.engine.moves_played
+        target = self.version
         await self.recv_until(lambda m: copy.version == target)
         await self.check_state()
 
@@ -314,13 +329,17 @@ class Recorder:
             await self.recv_until(lambda m: m["type"] == "pong")
             while self.step < MOVES:
                 if self.step == ILLEGAL_AT:
-                    reply = await self.move(illegal_move(self.engine))
+                    reply = await self.move(illegal_move(self.timeline.game))
                     assert reply["type"] == "rejected" and reply["code"] == "illegal_move", reply
                 if self.step == STALE_AT:
                     assert self.copy.version and self.copy.legal_moves
                     stale = self.copy.version - 1
                     reply = await self.move(self.copy.legal_moves[0], version=stale)
                     assert reply["type"] == "rejected" and reply["code"] == "stale", reply
+                if self.step == UNDO_AT and UNDO not in self.sent:
+                    for _ in range(UNDOS):
+                        reply = await self.move(UNDO)
+                        assert reply["type"] == "accepted", reply
                 if self.step == RECONNECT_AFTER:
                     await self.reconnect_after_rest_moves()
                     continue

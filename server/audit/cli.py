@@ -27,14 +27,15 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 import msgpack
-from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from server.audit.clairvoyance import WITH_CLAIRVOYANCE
 from server.audit.core import EXPORT_SIGNALS, Verdict, audit
 from server.audit.stored import BoardAudit, Progress, audit_leaderboard, audit_stored
+from server.config import env_flag
 from server.daily import DATE_PATTERN
 from server.errors import ApiError
+from server.redisconn import connect
 from server.rules import GAME_NAMES
 from server.service import GameService
 from server.store import Store
@@ -77,6 +78,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="audit every entry of this daily leaderboard (needs --redis-url)",
     )
     parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL"), help="$REDIS_URL")
+    parser.add_argument(
+        "--redis-cluster",
+        action="store_true",
+        default=env_flag(os.environ.get("REDIS_CLUSTER", "")),
+        help="--redis-url names a node of a Redis Cluster ($REDIS_CLUSTER=1)",
+    )
     parser.add_argument(
         "--secret",
         default=None,
@@ -196,7 +203,7 @@ def print_progress(stream: TextIO) -> Progress:
 
 
 async def _with_service(args: argparse.Namespace) -> int:
-    client = Redis.from_url(args.redis_url, socket_timeout=30, socket_connect_timeout=10)
+    client = connect(args.redis_url, args.redis_cluster)
     try:
         secret = (args.secret or "").encode()
         service = GameService(Store(client), secret)

@@ -29,7 +29,7 @@ from typing import Any, TypeGuard
 
 from protocol import chain
 from protocol.rng import InvalidSeed, validate_seed
-from server.rules import GAMES, IllegalMove, new_game
+from server.rules import GAMES, IllegalMove, Timeline, new_game
 
 FORMAT = "solitaire-replay/1"
 
@@ -508,10 +508,13 @@ class _Audit:
         verdict = self.verdict
         verdict.replayed_state_hash = deal_hash
         verdict.replayed_status, verdict.replayed_score = game.status, game.score
+        # ``undo`` (casual games only) means what it means on the server: one Timeline.
+        timeline = Timeline(game, ranked=export["daily"] is not None)
         for number, entry in enumerate(entries, 1):
             version, move = entry["version"], entry["move"]
             try:
-                game.play(move)
+                timeline.play(move)
+                game = timeline.game
             except IllegalMove as error:
                 self.find(
                     "illegal_move",

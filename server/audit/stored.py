@@ -20,7 +20,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from server import daily
 from server.audit.clairvoyance import WITH_CLAIRVOYANCE
 from server.audit.core import EXPORT_SIGNALS, Finding, Verdict, audit
 from server.audit.scouting import DayAttempts
@@ -100,7 +99,7 @@ async def audit_stored(
     if (
         check_daily_seed
         and stored.daily
-        and stored.seed != daily.daily_seed(service.secret, stored.game, stored.daily)
+        and stored.seed != await service.chosen_daily_seed(stored.game, stored.daily)
     ):
         extra(
             Finding(

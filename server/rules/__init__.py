@@ -18,6 +18,7 @@ from server.rules.games.empress_of_italy import EmpressOfItaly
 from server.rules.games.gloucestershire import Gloucestershire
 from server.rules.games.matrimony import Matrimony
 from server.rules.moves import DEAL, REDEAL, RESIGN, IllegalMove, MalformedMove, Move, Pile
+from server.rules.undo import UNDO, Timeline, moves_in_effect, undo_logged
 
 GAMES: dict[str, type[Game]] = {
     cls.name: cls for cls in (EmpressOfItaly, Colorado, Gloucestershire, Matrimony, Balcony)
@@ -58,6 +59,7 @@ __all__ = [
     "RESIGN",
     "RESIGNED",
     "STUCK",
+    "UNDO",
     "WON",
     "Game",
     "IllegalMove",
@@ -65,8 +67,11 @@ __all__ = [
     "Move",
     "Op",
     "Pile",
+    "Timeline",
     "UnknownGame",
     "game_class",
     "new_game",
     "load_game",
+    "moves_in_effect",
+    "undo_logged",
 ]

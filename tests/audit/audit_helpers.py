@@ -20,10 +20,12 @@ from typing import Any
 
 from protocol import chain
 from server import daily
+from server.dailies import choose as choose_deal
 from server.leaderboard import board_keys
 from server.rules import Game, load_game, new_game
 from server.service import GameService
 from server.store import StoredGame
+from server.testing import TEST_DAILY, choose_dailies
 
 SECRET = "audit-test-secret-of-at-least-32-bytes"
 #: 2026-03-14 10:00 UTC: every test game starts then, well inside one UTC day.
@@ -133,6 +135,7 @@ async def daily_game(
     """A ranked attempt at today's (the clock's) challenge of ``name``."""
     if player_id is None:
         player_id = (await service.create_player())["player_id"]
+    await choose_dailies(service)
     snapshot = await service.start_daily(player_id, name)
     return await play(service, clock, snapshot["id"], player_id, choose, steps, moves, resign)
 
@@ -142,7 +145,8 @@ def winning_day(name: str, secret: str, first: dt.date, tries: int = 60) -> tupl
     wins: ``(date, rng_seed)``, searched offline with the engine alone."""
     for offset in range(tries):
         date = (first + dt.timedelta(days=offset)).isoformat()
-        seed = daily.daily_seed(secret.encode(), name, date)
+        chosen = choose_deal(secret.encode(), name, date, TEST_DAILY).k  # as choose_dailies does
+        seed = daily.candidate_seed(secret.encode(), name, date, chosen)
         for rng_seed in range(3):
             game, choose = new_game(name, seed), greedy_choice(random.Random(rng_seed))
             for _ in range(MAX_MOVES):
@@ -211,11 +215,15 @@ ROOT = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT = 120
 
 
-async def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
+async def run_cli(*args: str, cluster: bool = False) -> subprocess.CompletedProcess[str]:
+    """``python -m server.audit ARGS`` (``--redis-cluster`` too when ``cluster``)."""
+    env = {
+        key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "REDIS_CLUSTER")
+    }
+    flags = ["--redis-cluster"] if cluster else []
     return await asyncio.to_thread(
         subprocess.run,
-        [sys.executable, "-m", "server.audit", *args],
+        [sys.executable, "-m", "server.audit", *args, *flags],
         cwd=ROOT,
         env=env,
         capture_output=True,

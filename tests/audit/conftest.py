@@ -1,10 +1,10 @@
 """Fixtures of the audit tests: a game service on the real Redis of ``tests/conftest.py``
-(``redis_url``: a session ``redis-server``, flushed around each test), with a fake clock,
+(``redis_url``: a session ``redis-server``, then a Redis Cluster, flushed around each test),
+with a fake clock,
 and the ASGI app driven in-process through its lifespan."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 
 import httpx
@@ -15,9 +15,16 @@ from starlette.applications import Starlette
 
 from server.app import create_app
 from server.config import Settings
+from server.redisconn import connect
 from server.service import GameService
 from server.store import Store
-from server.testing import UNLIMITED
+from server.testing import TEST_DAILY, UNLIMITED
+
+
+@pytest.fixture(scope="module", params=["standalone", "cluster"])
+def redis_mode(request: pytest.FixtureRequest) -> str:
+    """These tests run on a standalone Redis and on a Redis Cluster."""
+    return str(request.param)
 
 
 @pytest.fixture
@@ -26,8 +33,8 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-async def redis_client(redis_url: str) -> AsyncIterator[Redis]:
-    client = Redis.from_url(redis_url, socket_timeout=10)
+async def redis_client(redis_url: str, redis_cluster: bool) -> AsyncIterator[Redis]:
+    client = connect(redis_url, redis_cluster)
     try:
         yield client
     finally:
@@ -39,31 +46,19 @@ def service(redis_client: Redis, clock: FakeClock) -> GameService:
     return GameService(Store(redis_client), SECRET.encode(), clock=clock)
 
 
-#: Bound on waiting for the app's pub/sub hub to subscribe, in seconds.
-HUB_WAIT = 10.0
-
-
-async def keepalive_subscribers(redis: Redis) -> int:
-    [(_, count)] = await redis.pubsub_numsub("hub:keepalive")
-    return int(count)
-
-
 @pytest.fixture
-async def app(redis_url: str, redis_client: Redis, clock: FakeClock) -> AsyncIterator[Starlette]:
-    """The app with its lifespan running; its service on the fake clock.
-
-    It is handed over once its pub/sub hub has subscribed: stopping the hub while it is
-    still subscribing can lose the cancellation and hang (see the report of issue 4).
-    """
+async def app(redis_url: str, redis_cluster: bool, clock: FakeClock) -> AsyncIterator[Starlette]:
+    """The app with its lifespan running; its service on the fake clock."""
     settings = Settings(
-        redis_url=redis_url, secret=SECRET, ranked_min_account_age=0, limits=UNLIMITED
+        redis_url=redis_url,
+        secret=SECRET,
+        ranked_min_account_age=0,
+        redis_cluster=redis_cluster,
+        limits=UNLIMITED,
+        daily=TEST_DAILY,
     )
     application = create_app(settings)
-    before = await keepalive_subscribers(redis_client)
     async with application.router.lifespan_context(application):
-        async with asyncio.timeout(HUB_WAIT):
-            while await keepalive_subscribers(redis_client) <= before:
-                await asyncio.sleep(0.01)
         application.state.service.clock = clock
         yield application
 

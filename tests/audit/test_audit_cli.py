@@ -86,27 +86,31 @@ async def test_usage_and_file_errors(tmp_path: Path) -> None:
 
 
 async def test_a_stored_game(
-    service: GameService, clock: FakeClock, redis_url: str, redis_client: Redis
+    service: GameService, clock: FakeClock, redis_url: str, redis_cluster: bool, redis_client: Redis
 ) -> None:
     export = await export_of_a_game(service, clock)
     game_id = export["game_id"]
-    result = await run_cli("--game-id", game_id, "--redis-url", redis_url)
+    result = await run_cli("--game-id", game_id, "--redis-url", redis_url, cluster=redis_cluster)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "integrity pass; no signal" in result.stdout
 
-    result = await run_cli("--game-id", "g_unknown", "--redis-url", redis_url)
+    result = await run_cli(
+        "--game-id", "g_unknown", "--redis-url", redis_url, cluster=redis_cluster
+    )
     assert result.returncode == 3
     assert "g_unknown" in result.stderr
 
     await redis_client.hset(f"game:{{{game_id}}}", "score", export["score"] + 1)
-    result = await run_cli("--game-id", game_id, "--redis-url", redis_url, "--json")
+    result = await run_cli(
+        "--game-id", game_id, "--redis-url", redis_url, "--json", cluster=redis_cluster
+    )
     assert result.returncode == 1
     assert [f["check"] for f in json.loads(result.stdout)["findings"]] == ["score_mismatch"]
 
 
 @pytest.mark.timeout(400)  # the leaderboard audit's clairvoyance searches: seconds a game
 async def test_a_leaderboard(
-    service: GameService, clock: FakeClock, redis_url: str, redis_client: Redis
+    service: GameService, clock: FakeClock, redis_url: str, redis_cluster: bool, redis_client: Redis
 ) -> None:
     rng = random.Random(52)
     games = []
@@ -129,7 +133,14 @@ async def test_a_leaderboard(
     await write_entry(redis_client, "empress_of_italy", date, forged)
 
     result = await run_cli(
-        "--leaderboard", "empress_of_italy", date, "--redis-url", redis_url, "--secret", SECRET
+        "--leaderboard",
+        "empress_of_italy",
+        date,
+        "--redis-url",
+        redis_url,
+        "--secret",
+        SECRET,
+        cluster=redis_cluster,
     )
     assert result.returncode == 1, result.stdout + result.stderr
     progress = result.stderr.splitlines()
@@ -144,13 +155,21 @@ async def test_a_leaderboard(
     assert "leaderboard_mismatch" in row
 
     result = await run_cli(
-        "--leaderboard", "empress_of_italy", date, "--redis-url", redis_url, "--json"
+        "--leaderboard",
+        "empress_of_italy",
+        date,
+        "--redis-url",
+        redis_url,
+        "--json",
+        cluster=redis_cluster,
     )
     document = json.loads(result.stdout)
     totals = ("audited", "passed", "integrity_failed", "signals_only")
     assert tuple(document[name] for name in totals) == (3, 2, 1, 0)
 
     # An empty board passes (nothing to fail).
-    result = await run_cli("--leaderboard", "colorado", date, "--redis-url", redis_url)
+    result = await run_cli(
+        "--leaderboard", "colorado", date, "--redis-url", redis_url, cluster=redis_cluster
+    )
     assert result.returncode == 0
     assert "0 audited" in result.stdout

@@ -37,7 +37,7 @@ async def honest_game(
 
 
 async def test_an_honest_script_at_machine_speed_passes_integrity_but_signals_speed(
-    service: GameService, clock: FakeClock, redis_url: str
+    service: GameService, clock: FakeClock, redis_url: str, redis_cluster: bool
 ) -> None:
     stored = await honest_game(service, clock, machine_steps)
     verdict = await audit_stored(service, stored.id)
@@ -46,14 +46,16 @@ async def test_an_honest_script_at_machine_speed_passes_integrity_but_signals_sp
     assert not verdict.passed
     assert verdict.summary == "integrity pass; signal: inhuman speed"
 
-    result = await run_cli("--game-id", stored.id, "--redis-url", redis_url)
+    result = await run_cli("--game-id", stored.id, "--redis-url", redis_url, cluster=redis_cluster)
     assert result.returncode == 2, result.stdout + result.stderr
     assert f"{stored.id} (empress_of_italy): integrity pass; signal: inhuman speed" in (
         result.stdout
     )
     assert "fair-play signals:" in result.stdout and "integrity findings" not in result.stdout
 
-    result = await run_cli("--game-id", stored.id, "--redis-url", redis_url, "--json")
+    result = await run_cli(
+        "--game-id", stored.id, "--redis-url", redis_url, "--json", cluster=redis_cluster
+    )
     document = json.loads(result.stdout)
     assert (document["passed"], document["integrity"], document["findings"]) == (
         False,
@@ -66,11 +68,11 @@ async def test_an_honest_script_at_machine_speed_passes_integrity_but_signals_sp
 
 
 async def test_a_tampered_game_fails_integrity_and_exits_1(
-    service: GameService, clock: FakeClock, redis_url: str, redis_client: Redis
+    service: GameService, clock: FakeClock, redis_url: str, redis_cluster: bool, redis_client: Redis
 ) -> None:
     stored = await honest_game(service, clock, human_steps)
     await redis_client.hset(game_key(stored.id), "score", stored.score + 5)
-    result = await run_cli("--game-id", stored.id, "--redis-url", redis_url)
+    result = await run_cli("--game-id", stored.id, "--redis-url", redis_url, cluster=redis_cluster)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "integrity fail; no signal" in result.stdout
     assert "integrity findings:" in result.stdout and "score_mismatch" in result.stdout
@@ -78,16 +80,16 @@ async def test_a_tampered_game_fails_integrity_and_exits_1(
     # Tampered and fast: still exit 1 (integrity first), with both answers shown.
     fast = await honest_game(service, clock, machine_steps)
     await redis_client.hset(game_key(fast.id), "score", fast.score + 5)
-    result = await run_cli("--game-id", fast.id, "--redis-url", redis_url)
+    result = await run_cli("--game-id", fast.id, "--redis-url", redis_url, cluster=redis_cluster)
     assert result.returncode == 1
     assert "integrity fail; signal: inhuman speed" in result.stdout
 
 
 async def test_an_honest_human_paced_game_passes_and_exits_0(
-    service: GameService, clock: FakeClock, redis_url: str
+    service: GameService, clock: FakeClock, redis_url: str, redis_cluster: bool
 ) -> None:
     stored = await honest_game(service, clock, human_steps)
-    result = await run_cli("--game-id", stored.id, "--redis-url", redis_url)
+    result = await run_cli("--game-id", stored.id, "--redis-url", redis_url, cluster=redis_cluster)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "integrity pass; no signal" in result.stdout
 

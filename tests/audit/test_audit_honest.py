@@ -100,7 +100,7 @@ async def ranked_and_checked(service: GameService, clock: FakeClock, stored) -> 
 
     clock.now = daily.opens_ms(stored.daily) + daily.DAY_MS  # the day closes
     export = await service.replay(stored.id)
-    assert export["seed"] == daily.daily_seed(SECRET.encode(), stored.game, stored.daily)
+    assert export["seed"] == await service.chosen_daily_seed(stored.game, stored.daily)
     board = await service.leaderboard(stored.game, stored.daily, 10)
     public_entry = next(e for e in board["entries"] if e["game_id"] == stored.id)
     verdict = audit(export, public_entry)

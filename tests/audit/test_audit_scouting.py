@@ -31,6 +31,7 @@ from server.audit.scouting import attempts_key, dealt_through_stock
 from server.rules import new_game
 from server.service import GameService
 from server.store import StoredGame, game_key
+from server.testing import choose_dailies
 
 GAME = "balcony"
 ADDRESS = "a1" * 32
@@ -44,6 +45,7 @@ async def trace(redis: Redis, game_id: str, client: str, install: str) -> None:
 async def scout(service: GameService, clock: FakeClock) -> StoredGame:
     """A throwaway account's ranked attempt: deal the whole stock, then resign."""
     player = (await service.create_player())["player_id"]
+    await choose_dailies(service)
     snapshot = await service.start_daily(player, GAME)
     version, legal = snapshot["version"], snapshot["legal_moves"]
     for _ in range(200):
@@ -148,10 +150,12 @@ async def test_a_scout_and_the_account_it_scouted_for_are_linked(
 
 
 async def test_the_command_line_reports_the_links_and_exits_2(
-    service: GameService, clock: FakeClock, redis_client: Redis, redis_url: str
+    service: GameService, clock: FakeClock, redis_client: Redis, redis_url: str, redis_cluster: bool
 ) -> None:
     games = await day_of_scouting(service, clock, redis_client)
-    result = await run_cli("--leaderboard", GAME, DAY, "--redis-url", redis_url)
+    result = await run_cli(
+        "--leaderboard", GAME, DAY, "--redis-url", redis_url, cluster=redis_cluster
+    )
     assert result.returncode == 2, result.stdout + result.stderr
     row = next(line for line in result.stdout.splitlines() if games["cheat"].id in line)
     assert "scouting_link" in row and " pass " in row and " yes " in row
@@ -159,7 +163,9 @@ async def test_the_command_line_reports_the_links_and_exits_2(
     assert " no " in untraced
     assert "6 audited: 2 passed, 0 failed integrity, 4 passed integrity with" in result.stdout
 
-    result = await run_cli("--leaderboard", GAME, DAY, "--redis-url", redis_url, "--json")
+    result = await run_cli(
+        "--leaderboard", GAME, DAY, "--redis-url", redis_url, "--json", cluster=redis_cluster
+    )
     document = json.loads(result.stdout)
     assert (document["passed"], document["signals_only"]) == (2, 4)
     entry = next(e for e in document["entries"] if e["player_id"] == games["cheat"].owner)
@@ -169,7 +175,9 @@ async def test_the_command_line_reports_the_links_and_exits_2(
 
     # Tampering outranks signals: exit 1.
     await redis_client.hset(game_key(games["other"].id), "score", 99)
-    result = await run_cli("--leaderboard", GAME, DAY, "--redis-url", redis_url)
+    result = await run_cli(
+        "--leaderboard", GAME, DAY, "--redis-url", redis_url, cluster=redis_cluster
+    )
     assert result.returncode == 1
 
 

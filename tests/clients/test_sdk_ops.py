@@ -39,7 +39,7 @@ def balcony_view() -> dict[str, Any]:
         ([{"op": "move", "from": "tableau[0]", "to": "foundation[1]", "card": "KS"}], "x"),
         ([{"op": "move", "from": "waste", "to": "tableau[0]", "card": "AS"}], "x"),
         ([{"op": "move", "from": "tableau[9]", "to": "foundation[1]", "card": "9H"}], "x"),
-        ([{"op": "move", "from": "tableau[0]", "to": "stock", "card": "9H"}], "x"),
+        ([{"op": "redeals_left", "count": 3}], "x"),
         ([{"op": "reveal", "pile": "stock", "card": "AS"}], "x"),
         ([{"op": "teleport"}], "x"),
         ([], "redeal"),
@@ -50,6 +50,17 @@ def test_ops_that_do_not_fit_are_out_of_sync(ops: list[dict[str, Any]], move: st
     with pytest.raises(OutOfSync):
         apply_ops(view, ops, move)
     assert view == balcony_view()
+
+
+def test_an_undo_puts_cards_back_on_the_stock_and_gives_redeals_back() -> None:
+    view = balcony_view()
+    deal = {"op": "move", "from": "stock", "to": "waste", "card": "AS"}
+    dealt = apply_ops(view, [deal], "deal")
+    undone = apply_ops(dealt, [{**deal, "from": "waste", "to": "stock"}], "undo")
+    assert undone == view
+    matrimony = new_game("matrimony", "abc").view()
+    given_back = apply_ops(matrimony, [{"op": "redeals_left", "count": 17}], "undo")
+    assert given_back["redeals_left"] == 17 and matrimony["redeals_left"] == 16
 
 
 def test_an_empty_stock_gives_no_card() -> None:

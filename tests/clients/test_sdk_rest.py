@@ -112,3 +112,17 @@ async def test_daily_challenge_and_leaderboard(client: Client) -> None:
     assert mine["rank"] == 1 and mine["player_id"] == client.player_id
     tomorrow = datetime.date.fromisoformat(date) + datetime.timedelta(days=1)
     assert (await client.leaderboard("colorado", tomorrow.isoformat(), 5))["size"] == 0
+
+
+async def test_a_hint_is_a_legal_move_and_marks_the_game_assisted(
+    client: Client, anonymous: Client
+) -> None:
+    game = await client.new_game("colorado", seed="sdk-hint")
+    assert game["assisted"] is False
+    hint = await client.hint(game["id"])
+    assert hint["move"] in game["legal_moves"] and hint["version"] == game["version"]
+    assert 0.0 <= hint["win_chance"] <= 1.0 and hint["samples"] >= 1
+    assert (await client.get_game(game["id"]))["assisted"] is True
+    with pytest.raises(ApiError) as refused:
+        await anonymous.hint(game["id"])
+    assert refused.value.code == "unauthorized"

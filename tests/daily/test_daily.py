@@ -11,15 +11,16 @@ from typing import Any
 
 import httpx
 import pytest
-from redis.asyncio import Redis
 
 from server.app import create_app
 from server.config import Settings
-from server.daily import DAY_MS, commitment, opens_ms
+from server.daily import DAY_MS, candidate_seed, commitment, opens_ms
 from server.leaderboard import Entry, Leaderboards
+from server.redisconn import connect
 from server.rules import new_game
-from server.testing import UNLIMITED
+from server.testing import TEST_DAILY, UNLIMITED, until_chosen
 
+SECRET = "daily-test-secret-21-of-at-least-32-bytes"
 DAY = "2026-11-29"
 NOON = opens_ms(DAY) + DAY_MS // 2
 
@@ -36,7 +37,9 @@ class Api:
 
     async def call(self, method: str, path: str, token: str | None = None, **kwargs: Any) -> Any:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        response = await self.client.request(method, path, headers=headers, **kwargs)
+        response = await until_chosen(
+            lambda: self.client.request(method, path, headers=headers, **kwargs)
+        )
         self.bodies.append(response.text)
         assert response.status_code < 300, response.text
         return response.json()
@@ -46,13 +49,15 @@ class Api:
 
 
 @pytest.fixture
-async def api(redis_url: str) -> AsyncIterator[Api]:
+async def api(redis_url: str, redis_cluster: bool) -> AsyncIterator[Api]:
     app = create_app(
         Settings(
             redis_url=redis_url,
-            secret="daily-test-secret-21-of-at-least-32-bytes",
+            redis_cluster=redis_cluster,
+            secret=SECRET,
             ranked_min_account_age=0,
             limits=UNLIMITED,
+            daily=TEST_DAILY,
         )
     )
     async with app.router.lifespan_context(app):
@@ -183,7 +188,9 @@ def entry(player: str, score: int, won: bool, moves: int, elapsed: int, finished
     return Entry(player, f"g_{player}", score, won, moves, elapsed, finished)
 
 
-async def test_ties_break_by_win_then_moves_then_time_then_finish(api: Api, redis_url: str) -> None:
+async def test_ties_break_by_win_then_moves_then_time_then_finish(
+    api: Api, redis_url: str, redis_cluster: bool
+) -> None:
     ranked_best_first = [
         entry("a", 52, True, 90, 500_000, 1000),
         entry("b", 51, True, 80, 100_000, 900),  # a win, but fewer cards
@@ -195,7 +202,7 @@ async def test_ties_break_by_win_then_moves_then_time_then_finish(api: Api, redi
         entry("h", 40, False, 101, 1, 1),  # more moves
         entry("i", 3, False, 1, 1, 1),
     ]
-    redis = Redis.from_url(redis_url)
+    redis = connect(redis_url, redis_cluster)
     boards = Leaderboards(redis)
     for item in reversed(ranked_best_first):
         assert await boards.record("colorado", DAY, item, 3600)
@@ -209,11 +216,13 @@ async def test_ties_break_by_win_then_moves_then_time_then_finish(api: Api, redi
     assert [e["player_id"] for e in top["entries"]] == list("abc")
 
 
-async def test_my_rank_shows_the_entries_around_me(api: Api, redis_url: str) -> None:
+async def test_my_rank_shows_the_entries_around_me(
+    api: Api, redis_url: str, redis_cluster: bool
+) -> None:
     token = await api.player()
     game = await api.call("POST", "/v1/daily/colorado", token)
     me = json.loads(api.bodies[0])["player_id"]
-    redis = Redis.from_url(redis_url)
+    redis = connect(redis_url, redis_cluster)
     boards = Leaderboards(redis)
     for score in range(10):
         await boards.record("colorado", DAY, entry(f"x{score}", score + 1, False, 5, 5, 5), 3600)
@@ -241,13 +250,21 @@ async def test_leaderboard_members_sort_as_documented() -> None:
     assert member == "895.0.00000231.000000412345.1795980902792.p_abc"
 
 
-async def test_a_deal_stuck_before_any_move_is_ranked_at_once(api: Api) -> None:
-    # With this secret, 2026-11-29's Gloucestershire deal has no legal move at all
-    # (about 1 deal in 20 does): the attempt is over as soon as it is dealt.
+async def test_the_daily_is_never_a_deal_stuck_before_any_move(api: Api) -> None:
+    # With this secret the first Gloucestershire candidate of 2027-01-25 has no legal
+    # move at all (about 1 deal in 20 has none): the selection passes over it.
+    stuck_day = "2027-01-25"
+    first = new_game(
+        "gloucestershire", candidate_seed(SECRET.encode(), "gloucestershire", stuck_day, 0)
+    )
+    assert first.status == "stuck" and first.legal_moves() == []
+    api.now = opens_ms(stuck_day) + DAY_MS // 2
     token = await api.player()
     game = await api.call("POST", "/v1/daily/gloucestershire", token)
-    assert game["status"] == "stuck" and game["legal_moves"] == []
-    board = await api.call("GET", f"/v1/leaderboards/gloucestershire/{DAY}", token)
-    [entry] = board["entries"]
-    assert entry["game_id"] == game["id"] and entry["status"] == "stuck"
-    assert entry["moves"] == 0 and entry["elapsed_ms"] == 0 and entry["score"] == 0
+    assert game["status"] == "playing" and game["legal_moves"]
+    challenge = await api.call("GET", "/v1/daily/gloucestershire")
+    api.now += DAY_MS  # after the close: the chosen candidate is told
+    revealed = await api.call("GET", f"/v1/daily/gloucestershire/{stuck_day}")
+    assert revealed["candidate"] >= 1 and revealed["commitment"] == challenge["commitment"]
+    dealt = new_game("gloucestershire", revealed["seed"])
+    assert dealt.view() == game["view"] and dealt.legal_moves()

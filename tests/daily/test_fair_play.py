@@ -19,10 +19,12 @@ from server import keys
 from server.app import create_app
 from server.audit import audit_leaderboard
 from server.config import Settings
-from server.daily import DAY_MS, closes_ms, daily_seed, opens_ms
+from server.daily import DAY_MS, closes_ms, opens_ms
 from server.leaderboard import board_keys
+from server.redisconn import connect
 from server.rules import new_game
 from server.store import attempts_key, game_key
+from server.testing import TEST_DAILY, until_chosen
 
 SECRET = "fair-play-test-secret-of-at-least-32-bytes"
 DAY = "2026-11-29"
@@ -46,7 +48,9 @@ class Api:
         headers = kwargs.pop("headers", {})
         if token:
             headers["Authorization"] = f"Bearer {token}"
-        return await self.client.request(method, path, headers=headers, **kwargs)
+        return await until_chosen(
+            lambda: self.client.request(method, path, headers=headers, **kwargs)
+        )
 
     async def call(self, method: str, path: str, token: str | None = None, **kwargs: Any) -> Any:
         response = await self.request(method, path, token, **kwargs)
@@ -76,8 +80,14 @@ def min_age() -> int:
 
 
 @pytest.fixture
-async def api(redis_url: str, min_age: int) -> AsyncIterator[Api]:
-    settings = Settings(redis_url=redis_url, secret=SECRET, ranked_min_account_age=min_age)
+async def api(redis_url: str, redis_cluster: bool, min_age: int) -> AsyncIterator[Api]:
+    settings = Settings(
+        redis_url=redis_url,
+        secret=SECRET,
+        ranked_min_account_age=min_age,
+        redis_cluster=redis_cluster,
+        daily=TEST_DAILY,
+    )
     app = create_app(settings)
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
@@ -86,8 +96,8 @@ async def api(redis_url: str, min_age: int) -> AsyncIterator[Api]:
 
 
 @pytest.fixture
-async def redis(redis_url: str) -> AsyncIterator[Redis]:
-    client = Redis.from_url(redis_url)
+async def redis(redis_url: str, redis_cluster: bool) -> AsyncIterator[Redis]:
+    client = connect(redis_url, redis_cluster)
     try:
         yield client
     finally:
@@ -198,7 +208,8 @@ async def test_a_young_account_waits_for_ranked_play_but_may_practise_closed_day
         "POST", "/v1/games", token, json={"game": "matrimony", "daily": yesterday}
     )
     assert practice["daily"] is None
-    dealt = new_game("matrimony", daily_seed(SECRET.encode(), "matrimony", yesterday))
+    seed = await api.app.state.service.chosen_daily_seed("matrimony", yesterday)
+    dealt = new_game("matrimony", seed)
     assert practice["view"] == dealt.view()
     await api.move(token, practice["id"], "resign", 0)
     assert (await api.call("GET", f"/v1/leaderboards/matrimony/{yesterday}"))["size"] == 0

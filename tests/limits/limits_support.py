@@ -15,7 +15,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from server.app import create_app
 from server.config import Limits, Settings
-from server.testing import TEST_SECRET, serve_app
+from server.testing import TEST_DAILY, TEST_SECRET, dailies_idle, serve_app
 
 WAIT = 5.0
 
@@ -30,8 +30,12 @@ class Server:
 @contextlib.asynccontextmanager
 async def running(redis_url: str, **limits: Any) -> AsyncIterator[Server]:
     """The app with these :class:`Limits` (the rest at their defaults)."""
-    app = create_app(Settings(redis_url=redis_url, secret=TEST_SECRET, limits=Limits(**limits)))
+    settings = Settings(
+        redis_url=redis_url, secret=TEST_SECRET, limits=Limits(**limits), daily=TEST_DAILY
+    )
+    app = create_app(settings)
     async with serve_app(app) as port:
+        await dailies_idle(app)  # the tests see only their own requests' Redis calls
         yield Server(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/v1/ws", app)
 
 

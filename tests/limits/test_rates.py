@@ -119,6 +119,18 @@ async def test_audits_per_player(redis_url: str) -> None:
         assert_rate_limited(await http.post("/v1/audit", json=body, headers=headers), "audits")
 
 
+async def test_name_changes_per_player(redis_url: str) -> None:
+    async with running(redis_url, name_changes_per_hour=2) as server, client(server) as http:
+        headers = await new_player(http)
+        for name in ("Rate One", "Rate Two"):
+            response = await http.put("/v1/players/me", json={"name": name}, headers=headers)
+            assert response.status_code == 200, response.text
+        refused = await http.patch("/v1/players/me", json={"name": "Rate Three"}, headers=headers)
+        assert_rate_limited(refused, "name_changes")
+        me = await http.get("/v1/players/me", headers=headers)
+        assert me.json()["name"] == "Rate Two"
+
+
 async def test_a_refused_client_costs_no_redis_call_until_its_retry_time(
     redis_url: str,
 ) -> None:

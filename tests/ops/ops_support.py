@@ -15,11 +15,20 @@ from typing import Any
 import httpx
 
 from server.config import Settings
-from server.testing import free_port
+from server.testing import TEST_DAILY, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 10.0
 #: Variables the server reads: a child gets only the ones a test gives it.
+#: The small daily selection budgets of test servers (``server.testing.TEST_DAILY``).
+TEST_DAILY_ARGS = [
+    "--daily-candidate-nodes",
+    str(TEST_DAILY.candidate_nodes),
+    "--daily-candidates",
+    str(TEST_DAILY.candidates),
+    "--daily-selection-seconds",
+    str(TEST_DAILY.seconds),
+]
 SERVER_ENV = (*Settings().to_environment(), "PROMETHEUS_MULTIPROC_DIR")
 #: What every test server runs with unless a test says otherwise: no rate limits, and new
 #: accounts may play ranked dailies at once.
@@ -31,7 +40,7 @@ class ServerProcess:
 
     def __init__(self, *args: str, port: int | None = None, env: dict[str, str] | None = None):
         self.port = port or free_port()
-        self.args = ["--host", "127.0.0.1", "--port", str(self.port), *args]
+        self.args = ["--host", "127.0.0.1", "--port", str(self.port), *TEST_DAILY_ARGS, *args]
         self.env = env or {}
         self.process: asyncio.subprocess.Process | None = None
         self.lines: list[str] = []

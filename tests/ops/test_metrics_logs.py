@@ -13,9 +13,11 @@ import httpx
 import msgpack
 from ops_support import started
 from prometheus_client.parser import text_string_to_metric_families
+from redis.asyncio import Redis
 from websockets.asyncio.client import connect
 
 from server import daily, metrics
+from server.dailies import load_choice
 from server.logs import JsonFormatter, request_id
 
 
@@ -108,7 +110,11 @@ async def test_metrics_count_every_workers_moves_connections_and_redis(tmp_path:
         assert started_daily.status_code == 200, started_daily.text
         date = daily.today(int(time.time() * 1000))
         secret = (tmp_path / "secret").read_text().strip().encode()
-        seed = daily.daily_seed(secret, "balcony", date)
+        redis = Redis(unix_socket_path=str(tmp_path / "valkey.sock"))
+        choice = await load_choice(redis, "balcony", date)
+        await redis.aclose()
+        assert choice is not None
+        seed = daily.candidate_seed(secret, "balcony", date, choice.k)
         published = (await http.get(f"/v1/daily/balcony/{date}")).json()["commitment"]
         assert daily.commitment("balcony", date, seed) == published  # the real seed
 

@@ -15,7 +15,7 @@ from redis.asyncio import Redis
 from server.app import WEB_ROOT, create_app
 from server.config import Settings
 from server.store import RANKED_PLAYER_TTL
-from server.testing import UNLIMITED, serve_app
+from server.testing import TEST_DAILY, UNLIMITED, dailies_chosen, serve_app
 
 ALLOWED = "https://cards.example"
 IDLE_TTL = 1000
@@ -31,11 +31,14 @@ async def http(redis_url: str) -> AsyncIterator[httpx.AsyncClient]:
         player_idle_ttl=IDLE_TTL,
         ranked_min_account_age=0,
         limits=UNLIMITED,
+        daily=TEST_DAILY,
     )
+    app = create_app(settings)
     async with (
-        serve_app(create_app(settings)) as port,
+        serve_app(app) as port,
         httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=10) as client,
     ):
+        await dailies_chosen(app)
         yield client
 
 

@@ -26,14 +26,15 @@ from typing import Any
 import httpx
 import msgpack
 import pytest
-from redis.asyncio import Redis
+from redis.asyncio import Redis, RedisCluster
 from starlette.applications import Starlette
 from websockets.asyncio.client import ClientConnection, connect
 
+from server import redisconn
 from server.app import create_app
 from server.config import Settings
 from server.rules import Game, load_game
-from server.testing import UNLIMITED, free_port, serve_app
+from server.testing import TEST_DAILY, UNLIMITED, dailies_idle, free_port, serve_app
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "server-test-secret-of-at-least-32-bytes"
@@ -67,21 +68,32 @@ class RunningServer:
 
 @contextlib.asynccontextmanager
 async def run_app(
-    redis_url: str, secret: str = SECRET, app: Starlette | None = None
+    redis_url: str,
+    secret: str = SECRET,
+    app: Starlette | None = None,
+    redis_cluster: bool = False,
+    durability: str = "none",
 ) -> AsyncIterator[RunningServer]:
     """``create_app`` served by uvicorn on a free loopback port, as an asyncio task
     (accounts may play ranked at once; the rate limits are off)."""
     settings = Settings(
-        redis_url=redis_url, secret=secret, ranked_min_account_age=0, limits=UNLIMITED
+        redis_url=redis_url,
+        secret=secret,
+        ranked_min_account_age=0,
+        redis_cluster=redis_cluster,
+        durability=durability,
+        limits=UNLIMITED,
+        daily=TEST_DAILY,
     )
     app = app or create_app(settings)
     async with serve_app(app) as port:
+        await dailies_idle(app)  # the tests see only their own requests' Redis keys
         yield RunningServer(app, port)
 
 
 @pytest.fixture
-async def server(redis_url: str) -> AsyncIterator[RunningServer]:
-    async with run_app(redis_url) as running:
+async def server(redis_url: str, redis_cluster: bool) -> AsyncIterator[RunningServer]:
+    async with run_app(redis_url, redis_cluster=redis_cluster) as running:
         yield running
 
 
@@ -92,12 +104,29 @@ async def http(server: RunningServer) -> AsyncIterator[httpx.AsyncClient]:
 
 
 @pytest.fixture
-async def redis_client(redis_url: str) -> AsyncIterator[Redis]:
-    client = Redis.from_url(redis_url, socket_timeout=WAIT)
+async def redis_client(redis_url: str, redis_cluster: bool) -> AsyncIterator[Redis]:
+    client = redisconn.connect(redis_url, redis_cluster)
     try:
         yield client
     finally:
         await client.aclose()
+
+
+async def kill_pubsub_connections(client: Any) -> int:
+    """Close every connection subscribed to a (shard) channel on the Redis (on each
+    primary of a cluster), as a network failure would: how many.  By id: ``CLIENT KILL
+    TYPE pubsub`` misses RESP3 subscribers."""
+    nodes: list[Any] = [None]
+    if isinstance(client, RedisCluster):
+        await client.initialize()  # a cluster client learns its nodes at first use
+        nodes = client.get_primaries()
+    killed = 0
+    for node in nodes:
+        options = {} if node is None else {"target_nodes": node}
+        for entry in await client.client_list(**options):
+            if int(entry.get("sub", 0)) + int(entry.get("ssub", 0)) > 0:
+                killed += int(await client.client_kill_filter(_id=entry["id"], **options))
+    return killed
 
 
 # -- REST -----------------------------------------------------------------------------
@@ -138,7 +167,7 @@ class Api:
         response = await self.http.post("/v1/players")
         assert response.status_code == 201, response.text
         body = response.json()
-        assert set(body) == {"player_id", "token"}, body
+        assert set(body) == {"player_id", "token", "name"}, body
         return Player(body["player_id"], body["token"])
 
     async def create_game(self, player: Player, game: str, seed: str | None = None) -> Any:
@@ -343,7 +372,14 @@ def apply_patch(view: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
                 source = pile_of(view, op["from"])
                 assert source and source[-1] == op["card"], (op, source)
                 source.pop()
-            pile_of(view, op["to"]).append(op["card"])
+            if op["to"] == "stock":  # an undo puts a card back
+                view["stock"]["count"] += 1
+                if "top" in view["stock"]:
+                    view["stock"]["top"] = op["card"]
+            else:
+                pile_of(view, op["to"]).append(op["card"])
+        elif kind == "redeals_left":
+            view["redeals_left"] = op["count"]
         elif kind == "reveal":
             view[op["pile"]]["top"] = op["card"]
         elif kind == "set":
@@ -428,6 +464,9 @@ class ServerProcess:
     async def start(self) -> None:
         env = {k: v for k, v in os.environ.items() if k not in SERVER_ENV}
         env["RATE_LIMITS"] = "off"  # tests with limits on say so in ``env``
+        env["DAILY_CANDIDATE_NODES"] = str(TEST_DAILY.candidate_nodes)
+        env["DAILY_CANDIDATES"] = str(TEST_DAILY.candidates)
+        env["DAILY_SELECTION_SECONDS"] = str(TEST_DAILY.seconds)
         env.update(self.env or {})
         self.process = await asyncio.create_subprocess_exec(
             sys.executable,

@@ -41,6 +41,7 @@ from server.leaderboard import board_keys
 from server.rules import Move, new_game
 from server.service import GameService
 from server.store import Store, attempts_key, game_keys
+from server.testing import TEST_DAILY, choose_dailies, dailies_chosen
 from server.ws import HANDLERS
 
 DAY = "2026-11-29"
@@ -61,9 +62,10 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-async def served(redis_url: str, clock: Clock) -> AsyncIterator[RunningServer]:
-    async with run_app(redis_url) as running:
+async def served(redis_url: str, redis_cluster: bool, clock: Clock) -> AsyncIterator[RunningServer]:
+    async with run_app(redis_url, redis_cluster=redis_cluster) as running:
         running.app.state.service.clock = clock
+        await dailies_chosen(running.app)
         yield running
 
 
@@ -296,11 +298,12 @@ async def test_a_daily_start_cut_by_redis_going_away_converges_on_retry(
     crashing = CrashingRedis(
         redis_process.stop, host="127.0.0.1", port=redis_process.port, socket_timeout=WAIT
     )
-    app = create_app(Settings(redis_url=redis_process.url, secret=SECRET))
+    app = create_app(Settings(redis_url=redis_process.url, secret=SECRET, daily=TEST_DAILY))
     async with app.router.lifespan_context(app):
         # The server's daily starts go through the crashing client.
         service = GameService(Store(crashing), SECRET.encode(), clock=Clock())
         app.state.service = service
+        await choose_dailies(service)
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
             step = 0
@@ -357,14 +360,14 @@ async def eventually_not_503(http: httpx.AsyncClient, player: Player) -> httpx.R
 
 
 async def test_a_worker_does_not_build_on_a_write_the_store_lost(
-    redis_url: str, redis_client: Redis
+    redis_url: str, redis_cluster: bool, redis_client: Redis
 ) -> None:
     """The game's keys go back to an older state behind worker A's back, and another
     worker moves on from there to the same version A has cached.  A's next move must
     apply to the stored game, whose audit then passes."""
     async with (
-        run_app(redis_url) as worker_a,
-        run_app(redis_url) as worker_b,
+        run_app(redis_url, redis_cluster=redis_cluster) as worker_a,
+        run_app(redis_url, redis_cluster=redis_cluster) as worker_b,
         httpx.AsyncClient(base_url=worker_a.base_url, timeout=WAIT * 2) as http_a,
         httpx.AsyncClient(base_url=worker_b.base_url, timeout=WAIT * 2) as http_b,
     ):

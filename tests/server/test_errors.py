@@ -36,6 +36,7 @@ from websockets.exceptions import ConnectionClosed
 
 from server import auth
 from server.errors import ERROR_CODES
+from server.redisconn import connect
 from server.rules import new_game as deal
 
 # One in-process server serves every test of this module (they only add games, each
@@ -45,8 +46,8 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def server(redis_server_url: str) -> AsyncIterator[RunningServer]:
-    async with run_app(redis_server_url) as running:
+async def server(redis_module_url: str, redis_cluster: bool) -> AsyncIterator[RunningServer]:
+    async with run_app(redis_module_url, redis_cluster=redis_cluster) as running:
         yield running
 
 
@@ -63,8 +64,8 @@ async def ws_connect(server: RunningServer, redis_url: str) -> AsyncIterator[WSC
 
 
 @pytest_asyncio.fixture(loop_scope="module")
-async def redis_client(redis_url: str) -> AsyncIterator[Redis]:
-    client = Redis.from_url(redis_url, socket_timeout=WAIT)
+async def redis_client(redis_url: str, redis_cluster: bool) -> AsyncIterator[Redis]:
+    client = connect(redis_url, redis_cluster)
     yield client
     await client.aclose()
 
@@ -176,7 +177,7 @@ REST_CASES: dict[str, tuple[int, list[tuple[str, Request]]]] = {
         400,
         [
             ("extra field", post_move(colour="red")),
-            ("player body", lambda h, c: h.post("/v1/players", json={"name": "x"})),
+            ("player body", lambda h, c: h.post("/v1/players", json={"nickname": "x"})),
         ],
     ),
     "missing_field": (
@@ -278,6 +279,7 @@ REST_CASES: dict[str, tuple[int, list[tuple[str, Request]]]] = {
         ],
     ),
     "not_open": (404, [("far future", get("/v1/daily/balcony/2999-01-01"))]),
+    "no_daily": (404, [("long ago", get("/v1/daily/balcony/2001-01-01"))]),
     "method_not_allowed": (
         405,
         [
@@ -552,6 +554,7 @@ async def test_every_error_code_is_covered() -> None:
         "too_many_errors": "test_too_many_errors",
         "internal": "test_internal_error",
         "store_unavailable": "test_store_outage.py",
+        "not_replicated": "test_durability.py",
         "daily_open": "tests/daily/test_fair_play.py",
         "daily_closed": "tests/daily/test_fair_play.py",
         "account_too_new": "tests/daily/test_fair_play.py",
@@ -559,6 +562,12 @@ async def test_every_error_code_is_covered() -> None:
         "too_many_connections": "tests/limits/test_connections.py",
         "move_limit": "tests/limits/test_move_limit.py",
         "audit_busy": "tests/limits/test_audit_limits.py",
+        "hints_ranked": "test_hints.py",
+        "hints_busy": "test_hints.py",
+        "daily_not_ready": "tests/daily/test_selection.py",
+        "undo_ranked": "tests/server/test_undo_moves.py",
+        "name_taken": "tests/server/test_players.py",
+        "not_finished": "tests/server/test_players.py",
     }
     covered = set(REST_CASES) | set(WS_CASES) | set(elsewhere)
     assert covered == set(ERROR_CODES)

@@ -17,13 +17,14 @@ async def open_socket(url: str) -> WSClient:
     return WSClient(await asyncio.wait_for(connect(url, max_size=None), 5))
 
 
-async def test_two_instances_share_patches(redis_url: str, spawn_server) -> None:
-    first = await spawn_server(
-        "--redis-url", redis_url, "--secret", SECRET, "--log-level", "warning"
-    )
-    second = await spawn_server(
-        "--redis-url", redis_url, "--secret", SECRET, "--log-level", "warning"
-    )
+async def test_two_instances_share_patches(
+    redis_url: str, redis_cluster: bool, spawn_server
+) -> None:
+    args = ["--redis-url", redis_url, "--secret", SECRET, "--log-level", "warning"]
+    if redis_cluster:
+        args.append("--redis-cluster")
+    first = await spawn_server(*args)
+    second = await spawn_server(*args)
     async with (
         httpx.AsyncClient(base_url=first.base_url, timeout=10) as http_a,
         httpx.AsyncClient(base_url=second.base_url, timeout=10) as http_b,

@@ -25,6 +25,7 @@ from server import auth, daily
 from server.app import SECRET_KEY, shared_secret
 from server.config import Settings, WeakSecret
 from server.keys import DAILY_SEED, MIN_SECRET_BYTES, TOKEN_SIGNING, derive_key
+from server.redisconn import connect
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Bound on one run of ``python -m server`` refusing to start, in seconds.
@@ -72,8 +73,8 @@ def test_settings_take_a_secret_of_32_bytes_or_none() -> None:
 
 
 @pytest.fixture
-async def redis(redis_url: str) -> AsyncIterator[Redis]:
-    client = Redis.from_url(redis_url, socket_timeout=10)
+async def redis(redis_url: str, redis_cluster: bool) -> AsyncIterator[Redis]:
+    client = connect(redis_url, redis_cluster)
     try:
         yield client
     finally:
@@ -132,8 +133,8 @@ def test_a_token_is_signed_by_its_own_key_not_by_the_secret_nor_the_seed_key() -
 
 
 def test_the_daily_seed_is_the_documented_formula_under_the_derived_key() -> None:
-    message = b"daily-seed:v1:colorado:2026-11-29"
-    seed = daily.daily_seed(SECRET, "colorado", "2026-11-29")
+    message = b"daily-seed:v2:colorado:2026-11-29:3"
+    seed = daily.candidate_seed(SECRET, "colorado", "2026-11-29", 3)
     key = hkdf_sha256(SECRET, b"solitaire/daily-seed/v1")
     assert seed == hmac.new(key, message, hashlib.sha256).hexdigest()
     assert seed != hmac.new(SECRET, message, hashlib.sha256).hexdigest()
@@ -144,9 +145,9 @@ def test_daily_md_works_its_example_exactly() -> None:
     text = DAILY_MD.read_text()
     values = dict(re.findall(r"^(server_secret|seed_key|commitment) += (\S+)", text, re.M))
     secret = values["server_secret"].strip('"').encode()
-    (seed,) = re.findall(r"seed \(colorado, 2026-11-29\)\s+= ([0-9a-f]{64})", text)
+    (seed,) = re.findall(r"seed_0 \(colorado, 2026-11-29\)\s+= ([0-9a-f]{64})", text)
     assert len(secret) >= MIN_SECRET_BYTES
     assert values["seed_key"] == hkdf_sha256(secret, b"solitaire/daily-seed/v1").hex()
-    assert seed == daily.daily_seed(secret, "colorado", "2026-11-29")
+    assert seed == daily.candidate_seed(secret, "colorado", "2026-11-29", 0)
     assert values["commitment"] == daily.commitment("colorado", "2026-11-29", seed)
     assert 'info = "solitaire/daily-seed/v1"' in text

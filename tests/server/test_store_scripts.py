@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from redis.asyncio import Redis
-
+from server.redisconn import connect
 from server.service import GameService
 from server.store import Store
 
 
-async def test_a_move_still_applies_after_script_flush(redis_url: str) -> None:
-    redis = Redis.from_url(redis_url)
+async def test_a_move_still_applies_after_script_flush(redis_url: str, redis_cluster: bool) -> None:
+    redis = connect(redis_url, redis_cluster)
     try:
         service = GameService(Store(redis), b"store-scripts-test-secret-32-bytes")
         player = (await service.create_player())["player_id"]

@@ -8,7 +8,7 @@ import random
 
 import httpx
 import pytest
-from server_support import Api, WSClient, apply_patch, run_app, stored
+from server_support import Api, WSClient, apply_patch, kill_pubsub_connections, run_app, stored
 from websockets.asyncio.client import connect
 
 from server import store
@@ -372,14 +372,16 @@ async def test_race_two_sockets(api: Api, ws_connect, redis_client) -> None:
     assert await first.ping() == []
 
 
-async def test_resubscribing_under_load_never_gaps_or_repeats(redis_url: str) -> None:
+async def test_resubscribing_under_load_never_gaps_or_repeats(
+    redis_url: str, redis_cluster: bool
+) -> None:
     """A spectator re-subscribes again and again (with its version, an older one, or
     none) while moves land on two instances; after each ``subscribed`` its stream is
     exactly: one snapshot or the patches from the version it sent, then every patch in
     order, with no gap and no repeat."""
     async with (
-        run_app(redis_url) as first,
-        run_app(redis_url) as second,
+        run_app(redis_url, redis_cluster=redis_cluster) as first,
+        run_app(redis_url, redis_cluster=redis_cluster) as second,
         httpx.AsyncClient(base_url=first.base_url, timeout=10) as http_a,
         httpx.AsyncClient(base_url=second.base_url, timeout=10) as http_b,
     ):
@@ -471,7 +473,7 @@ async def test_resubscribe_while_a_background_resync_runs(
 
     monkeypatch.setattr(service, "resync", held)
     # Drop the hub's pub/sub connection: it reconnects and resyncs every watcher.
-    assert await redis_client.client_kill_filter(_type="pubsub") >= 1
+    assert await kill_pubsub_connections(redis_client) >= 1
     await asyncio.wait_for(entered.wait(), 10)
 
     await api.move(owner, game_id, "stock>tableau[1]", 1)

@@ -49,6 +49,8 @@ SERVER_ENV = (
     "WORKERS",
     "LOG_LEVEL",
     "RANKED_MIN_ACCOUNT_AGE",
+    "REDIS_CLUSTER",
+    "DURABILITY",
 )
 SERVER_START_TIMEOUT = 20.0
 #: Playwright's default bound on every wait, in milliseconds.
@@ -103,17 +105,34 @@ def web_redis_url(redis_server_url: str) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def base_url(web_redis_url: str) -> Iterator[str]:
     """``python -m server`` on a free loopback port, serving the web client."""
+    # Every page of every test makes players from one address: no rate limits.
+    with serve(web_redis_url, "web-server.log", ["--rate-limits", "off"]) as url:
+        yield url
+
+
+@pytest.fixture
+def limited_base_url(web_redis_url: str) -> Iterator[str]:
+    """A second server with its rate limits on and one hint a minute per player."""
+    with serve(web_redis_url, "web-server-limited.log", ["--hints-per-minute", "1"]) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serve(redis_url: str, log_name: str, extra: list[str]) -> Iterator[str]:
+    """Run ``python -m server`` with ``extra`` arguments until the block ends."""
     assert MSGPACK_MODULE.is_file(), (
         f"{MSGPACK_MODULE.relative_to(ROOT)} is missing: run scripts/install "
         "(it runs `npm ci` in clients/web)"
     )
     port = free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    log_path = ARTIFACTS / "web-server.log"
+    log_path = ARTIFACTS / log_name
     env = {k: v for k, v in os.environ.items() if k not in SERVER_ENV}
-    args = ["--host", "127.0.0.1", "--port", str(port), "--redis-url", web_redis_url]
+    args = ["--host", "127.0.0.1", "--port", str(port), "--redis-url", redis_url]
     args += ["--secret", SECRET, "--log-level", "warning", "--ranked-min-account-age", "0"]
-    args += ["--rate-limits", "off"]  # every page of every test makes players from one address
+    # Today's deals are chosen in the background before a daily answers: a small search.
+    args += ["--daily-candidate-nodes", "3000", "--daily-candidates", "2"]
+    args += ["--daily-selection-seconds", "5", *extra]
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "server", *args],
@@ -135,6 +154,7 @@ def base_url(web_redis_url: str) -> Iterator[str]:
             if time.monotonic() > deadline:
                 pytest.fail(f"python -m server did not answer /healthz in {SERVER_START_TIMEOUT}s")
             time.sleep(0.05)
+        wait_for_dailies(url, deadline + DAILY_READY_TIMEOUT)
         yield url
     finally:
         process.terminate()
@@ -143,6 +163,24 @@ def base_url(web_redis_url: str) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(10)
+
+
+DAILY_READY_TIMEOUT = 60.0
+DAILY_GAMES = ("empress_of_italy", "colorado", "gloucestershire", "matrimony", "balcony")
+
+
+def wait_for_dailies(url: str, deadline: float) -> None:
+    """Until every game's daily of today is chosen (``503 daily_not_ready`` before)."""
+    waiting = list(DAILY_GAMES)
+    while waiting:
+        status = httpx.get(f"{url}/v1/daily/{waiting[0]}", timeout=5).status_code
+        if status == 200:
+            waiting.pop(0)
+            continue
+        assert status == 503, f"GET /v1/daily/{waiting[0]} answered {status}"
+        if time.monotonic() > deadline:
+            pytest.fail(f"today's daily of {waiting[0]} was not chosen in time")
+        time.sleep(0.2)
 
 
 @pytest.fixture(scope="session")
@@ -172,16 +210,16 @@ def open_page(browser: Any, base_url: str) -> Iterator[Any]:
     contexts: list[Any] = []
     webs: list[Web] = []
 
-    def open_(path: str = "/", **options: Any) -> Web:
+    def open_(path: str = "/", server: str | None = None, **options: Any) -> Web:
         options.setdefault("viewport", {"width": 1280, "height": 900})
         context = browser.new_context(**options)
         context.set_default_timeout(WAIT_MS)
         context.add_init_script(WS_CONTROL)
         contexts.append(context)
         page = context.new_page()
-        web = Web(page, base_url)
+        web = Web(page, server or base_url)
         webs.append(web)
-        page.goto(base_url + path)
+        page.goto(web.base_url + path)
         web.wait("window.__client && window.__client.connection === 'online'")
         return web
 

@@ -307,7 +307,8 @@ def test_daily_challenge_and_its_leaderboard(open_page: Any) -> None:
     player = web.page.evaluate("window.__client.playerId")
     row = web.testid("leaderboard-rows").locator("tr.me")
     row.wait_for(state="visible")
-    assert player in row.inner_text()
+    # A player without a display name: a short anonymous label, never the raw id.
+    assert row.inner_text().split("\t")[1] == f"anonymous {player[2:6]}"
     board = httpx.get(f"{web.base_url}/v1/leaderboards/balcony/{date}", timeout=5).json()
     assert [e["player_id"] for e in board["entries"]] == [player]
     assert web.testid("leaderboard-title").inner_text() == f"Balcony, {date}"

@@ -531,7 +531,8 @@ def test_todays_daily_once_played_says_so_with_a_countdown(open_page: Any) -> No
     assert "next Matrimony daily opens in" in web.testid("daily-done-text").inner_text()
     assert web.client()["gameId"] is None
     assert web.testid("daily-done-board").get_attribute("href") == "#leaderboard"
-    assert axe_violations(web) == [], "daily done"
+    violations = axe_violations(web)
+    assert violations == [], violations
     web.screenshot("daily-done")
 
 

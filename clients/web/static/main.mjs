@@ -6,6 +6,16 @@
 import { animateDeal, animateFrom, measure, motion, motionAllowed } from './animate.mjs';
 import { finishMove, safeMove } from './automove.mjs';
 import { ApiError, Socket, rest, socketUrl } from './net.mjs';
+import {
+  onReplayKey,
+  playerLabel,
+  replayState,
+  saveName,
+  showMyGames,
+  showPar,
+  showReplay,
+  wireReplayControls,
+} from './pages.mjs';
 import { describeMove, formatClock, outcomeText, renderRules, walkthroughText } from './panels.mjs';
 import {
   GAME_TITLES,
@@ -60,6 +70,12 @@ const state = {
   focus: null, // the pile address the keyboard is on (the table's one tab stop)
   games: {}, // name -> GET /v1/games entry (summary and pile hints: the rules' one source)
   settings: loadSettings(), // {autoMove, autoFinish}
+  undoable: 0, // moves still in effect that an undo would take back (null: not known yet)
+  hint: null, // {from, to, version}: the server's suggested move, marked on the table
+  hinting: false, // a hint request in flight
+  autoPaused: false, // after an undo, auto-move and auto-finish wait for the player's next move
+  page: 'game', // "game" | "me" | "replay": what the main area shows
+  boardDaysBack: 0, // the leaderboard's day: 0 today, 1 yesterday (closed: replays and par)
   startedAt: null, // when this page saw the game's first move (the timer)
   endedAt: null,
   timings: { ready: null, clicks: [] }, // for benchmarks/web.py
@@ -148,6 +164,15 @@ Object.defineProperty(window, '__client', {
     get animations() {
       return motion.played;
     },
+    get undoable() {
+      return state.undoable;
+    },
+    get hint() {
+      return clone(state.hint);
+    },
+    get replay() {
+      return replayState();
+    },
   }),
   writable: false,
   configurable: false,
@@ -196,7 +221,12 @@ function marks() {
     if (move.from === state.selected) targets.add(move.to);
   }
   if (owner() && playing() && (legal.includes('deal') || legal.includes('redeal'))) sources.add('stock');
-  return { selected: state.selected, targets, sources, focus: focusAddress(), hint: walkthroughMove() };
+  return { selected: state.selected, targets, sources, focus: focusAddress(), hint: shownHint() || walkthroughMove() };
+}
+
+/** The server's hint while it is for the table shown. */
+function shownHint() {
+  return state.hint && state.hint.version === state.version ? state.hint : null;
 }
 
 /** The pile with the table's tab stop: the one last focused, else the first pile. */
@@ -213,8 +243,14 @@ function focusAddress() {
  */
 function render(ops = null) {
   const table = $('table');
-  const hasGame = state.view !== null && state.game !== null;
-  $('lobby').hidden = hasGame;
+  const onPage = state.page !== 'game';
+  const hasGame = !onPage && state.view !== null && state.game !== null;
+  $('lobby').hidden = hasGame || onPage;
+  $('me-page').hidden = state.page !== 'me';
+  $('replay-page').hidden = state.page !== 'replay';
+  if (onPage) {
+    $('daily-done').hidden = true;
+  }
   $('status-bar').hidden = !hasGame;
   $('actions').hidden = !hasGame;
   $('share').hidden = !hasGame || !state.gameId;
@@ -255,6 +291,9 @@ function render(ops = null) {
     deal: { shown: hasDeal, enabled: legal.includes('deal') },
     redeal: { shown: state.game === 'matrimony', enabled: legal.includes('redeal') },
     resign: { shown: true, enabled: playing() && state.view !== null },
+    // Undo and hints are for casual games only (REST.md, "Undo" and "Hints").
+    undo: { shown: !state.daily, enabled: playing() && state.undoable !== 0 },
+    hint: { shown: !state.daily, enabled: playing() && !state.hinting },
   };
   for (const [name, { shown, enabled }] of Object.entries(buttons)) {
     const button = $(name);
@@ -281,7 +320,7 @@ function drawTable(table, ops) {
     const touched = new Set();
     for (const op of ops) {
       if (op.op === 'move') touched.add(op.from).add(op.to);
-      else touched.add(op.pile);
+      else if (op.pile) touched.add(op.pile); // `redeals_left` has no pile: the info box follows
     }
     if (redrawPiles(table, state.game, shownView(), current, touched, options)) {
       table.dataset.drawn = now;
@@ -400,6 +439,7 @@ function takeSnapshot(snapshot) {
     state.role = 'spectator';
   }
   if (snapshot.status !== 'playing' && state.endedAt === null) state.endedAt = Date.now();
+  if (snapshot.version === 0) state.undoable = 0;
   keepSelection();
 }
 
@@ -500,6 +540,11 @@ function onPatch(message) {
   // Another move than the one drawn ahead (made elsewhere first): redraw it all.
   viewStamp += ahead && (ahead.version !== message.to || ahead.move !== message.move) ? 2 : 1;
   state.version = message.to;
+  if (message.move === 'undo') state.autoPaused = true;
+  if (state.undoable !== null) {
+    if (message.move === 'undo') state.undoable = Math.max(state.undoable - 1, 0);
+    else if (message.move !== 'resign') state.undoable += 1;
+  }
   state.status = message.status;
   state.score = message.score;
   if (state.startedAt === null) state.startedAt = Date.now();
@@ -638,6 +683,18 @@ async function asPlayer(method, path, body) {
   }
 }
 
+/** What the pages need of the player: who, registering with a name, calls as the player. */
+const session = {
+  player: () => state.player,
+  async register(name) {
+    const player = await rest('POST', '/v1/players', { body: name ? { name } : {} });
+    savePlayer({ player_id: player.player_id, token: player.token });
+    authenticate();
+    return player;
+  },
+  asPlayer: (method, path, body) => asPlayer(method, path, body),
+};
+
 function resetGame() {
   if (state.gameId && state.socketOpen) socket.send({ type: 'unsubscribe', game_id: state.gameId });
   Object.assign(state, {
@@ -656,6 +713,10 @@ function resetGame() {
     ahead: null,
     startedAt: null,
     endedAt: null,
+    undoable: null,
+    hint: null,
+    hinting: false,
+    autoPaused: false,
   });
   clearTimeout(autoPlayTimer);
 }
@@ -690,6 +751,10 @@ async function loadStartTime(gameId) {
     const log = await rest('GET', `/v1/games/${encodeURIComponent(gameId)}/log`, {
       token: state.player ? state.player.token : undefined,
     });
+    if (gameId === state.gameId && log.moves && state.version === log.moves.length) {
+      state.undoable = log.next ? null : inEffect(log.moves.map((entry) => entry.move));
+      render();
+    }
     const first = log.moves && log.moves[0];
     if (gameId === state.gameId && first && typeof first.server_time === 'number') {
       state.startedAt = first.server_time;
@@ -700,6 +765,13 @@ async function loadStartTime(gameId) {
   } catch {
     // The timer then runs from the moment the game was opened here.
   }
+}
+
+/** Moves an undo could still take back: each move pushed, each undo pops one (REST.md "Undo"). */
+function inEffect(moves) {
+  let count = 0;
+  for (const move of moves) count = move === 'undo' ? Math.max(count - 1, 0) : count + 1;
+  return count;
 }
 
 /**
@@ -727,7 +799,10 @@ async function startGame(event) {
   }
 }
 
-async function startDaily() {
+/** Tries of a daily whose deal is still being chosen (503 daily_not_ready) before giving up. */
+const DAILY_NOT_READY_TRIES = 5;
+
+async function startDaily(event, tries = DAILY_NOT_READY_TRIES) {
   const game = $('game-select').value;
   clearMessage();
   try {
@@ -738,6 +813,12 @@ async function startDaily() {
       showDailyDone(snapshot);
     }
   } catch (error) {
+    if (error instanceof ApiError && error.code === 'daily_not_ready' && tries > 1) {
+      say("Today's deal is still being chosen: trying again in a moment.", 'info');
+      const wait = error.body?.error?.retry_after_ms || 2000;
+      setTimeout(() => startDaily(event, tries - 1), wait);
+      return;
+    }
     say(error.message, 'error');
   }
 }
@@ -756,6 +837,7 @@ function showDailyDone(snapshot) {
   $('daily-done-view').onclick = () => {
     location.hash = `#/game/${encodeURIComponent(snapshot.id)}`;
   };
+  $('daily-done-replay').href = `#/replay/${encodeURIComponent(snapshot.id)}`;
   render();
   $('lobby').hidden = true;
   loadLeaderboard();
@@ -765,10 +847,27 @@ function route() {
   const params = new URLSearchParams(location.search);
   const m = /^#\/game\/([^/?#]+)/.exec(location.hash);
   const gameId = m ? decodeURIComponent(m[1]) : params.get('game');
+  const replayMatch = /^#\/replay\/([^/?#]+)/.exec(location.hash);
+  const parMatch = /^#\/par\/([a-z_]+)\/(\d{4}-\d{2}-\d{2})$/.exec(location.hash);
+  const page = location.hash === '#/me' ? 'me' : replayMatch || parMatch ? 'replay' : 'game';
+  if (page !== 'game') {
+    if (state.gameId) resetGame();
+    state.page = page;
+    closeMenu();
+    render();
+    if (page === 'me') showMyGames(session);
+    else if (replayMatch) showReplay(decodeURIComponent(replayMatch[1]), state.player?.token);
+    else showPar(parMatch[1], parMatch[2]);
+    document.getElementById(page === 'me' ? 'me-heading' : 'replay-heading').focus({ preventScroll: true });
+    return;
+  }
+  state.page = 'game';
   if (gameId) {
     openGame(gameId);
   } else if (state.gameId) {
     resetGame();
+    render();
+  } else {
     render();
   }
 }
@@ -783,38 +882,77 @@ async function loadLeaderboard() {
   const request = ++leaderboardRequest;
   const rows = $('leaderboard-rows');
   const note = $('leaderboard-note');
+  const back = state.boardDaysBack;
   try {
-    const daily = await rest('GET', `/v1/daily/${game}`);
-    nextDailyAt = Date.now() + daily.seconds_to_next * 1000;
+    const today = await rest('GET', `/v1/daily/${game}`);
+    nextDailyAt = Date.now() + today.seconds_to_next * 1000;
     renderCountdown();
-    const board = await rest('GET', `/v1/leaderboards/${game}/${daily.date}?limit=20`);
+    renderProof(today);
+    const daily = back ? await rest('GET', `/v1/daily/${game}/${dayBefore(today.date)}`) : today;
+    const board = await rest('GET', `/v1/leaderboards/${game}/${daily.date}?limit=20`, {
+      token: state.player ? state.player.token : undefined,
+    });
     if (request !== leaderboardRequest) return;
     $('leaderboard-title').textContent = `${GAME_TITLES[game]}, ${daily.date}`;
-    rows.replaceChildren(
-      ...board.entries.map((entry) => {
-        const tr = document.createElement('tr');
-        if (state.player && entry.player_id === state.player.player_id) tr.className = 'me';
-        const cells = [
-          entry.rank,
-          entry.player_id,
-          `${entry.score}${entry.won ? ' ★' : ''}`,
-          entry.moves,
-          formatDuration(entry.elapsed_ms),
-        ];
-        for (const value of cells) {
-          const td = document.createElement('td');
-          td.textContent = String(value);
-          tr.append(td);
-        }
-        return tr;
-      }),
-    );
-    note.textContent = board.size === 0 ? 'No attempt yet today.' : `${board.size} attempts today.`;
+    const dayButton = $('board-day');
+    dayButton.textContent = back ? "Today's board" : "Yesterday's board";
+    dayButton.setAttribute('aria-pressed', String(Boolean(back)));
+    const par = $('par-link');
+    par.hidden = !(daily.closed && daily.par);
+    par.href = `#/par/${game}/${daily.date}`;
+    par.textContent = `Par replay (${daily.date})`;
+    rows.replaceChildren(...board.entries.map((entry) => leaderboardRow(entry, daily)));
+    const when = back ? 'that day' : 'today';
+    note.textContent = board.size === 0 ? `No attempt ${when}.` : `${board.size} attempts ${when}.`;
   } catch (error) {
     if (request !== leaderboardRequest) return;
     rows.replaceChildren();
     note.textContent = `Leaderboard unavailable: ${error.message}`;
   }
+}
+
+function leaderboardRow(entry, daily) {
+  const tr = document.createElement('tr');
+  if (state.player && entry.player_id === state.player.player_id) tr.className = 'me';
+  const cells = [
+    entry.rank,
+    playerLabel(entry.name, entry.player_id),
+    `${entry.score}${entry.won ? ' ★' : ''}`,
+    entry.moves,
+    formatDuration(entry.elapsed_ms),
+  ];
+  for (const value of cells) {
+    const td = document.createElement('td');
+    td.textContent = String(value);
+    tr.append(td);
+  }
+  tr.children[1].title = tr.children[1].textContent;
+  const td = document.createElement('td');
+  // Open days show only the caller's own game (and its replay waits for the close).
+  if (entry.game_id) {
+    const link = document.createElement('a');
+    link.href = `#/replay/${encodeURIComponent(entry.game_id)}`;
+    link.textContent = 'Replay';
+    link.setAttribute('aria-label', `Replay of ${cells[1]}'s game${daily.closed ? '' : ' (after the close)'}`);
+    td.append(link);
+  }
+  tr.append(td);
+  return tr;
+}
+
+/** Whether today's deal is proven winnable, else the solver's best score on it. */
+function renderProof(daily) {
+  const node = $('daily-proof');
+  if (daily.winnable) node.textContent = "Today's deal is proven winnable: the solver found a win.";
+  else if (typeof daily.proven_score === 'number') {
+    node.textContent = `Today's deal: the solver's best is ${daily.proven_score} of ${daily.total_cards} cards home (no win proven).`;
+  } else node.textContent = '';
+}
+
+function dayBefore(date) {
+  const day = new Date(`${date}T00:00:00Z`);
+  day.setUTCDate(day.getUTCDate() - 1);
+  return day.toISOString().slice(0, 10);
 }
 
 let nextDailyAt = null;
@@ -868,9 +1006,10 @@ function noteReady() {
   }
 }
 
-function sendMove(move) {
+function sendMove(move, { auto = false } = {}) {
   state.selected = null;
   if (!owner()) return;
+  if (!auto && move !== 'undo') state.autoPaused = false; // the player plays on: so may auto-play
   if (state.pending) {
     say('Wait: the last move has not been answered yet.', 'info');
     render();
@@ -954,13 +1093,14 @@ function scheduleAutoPlay() {
 
 function autoPlay() {
   if (!canInteract() || state.pending || state.caughtUpAt !== null || state.selected || drag) return;
+  if (state.autoPaused) return; // after an undo: never play the undone move again by itself
   const legal = currentLegalMoves();
   if (!legal) return;
   const move =
     (state.settings.autoFinish && finishMove(state.view, legal)) ||
     (state.settings.autoMove && safeMove(state.game, state.view, legal)) ||
     null;
-  if (move) sendMove(move);
+  if (move) sendMove(move, { auto: true });
 }
 
 /** A move of the card at `address` to a foundation that takes it (the server's legal moves). */
@@ -1173,6 +1313,56 @@ function onTableClick(event) {
 
 // -- buttons and start-up -------------------------------------------------------------------------
 
+function onUndo() {
+  if (!canInteract() || state.daily || state.undoable === 0) return;
+  sendMove('undo'); // an ordinary move: the server's patch takes the table back (animated)
+}
+
+const HINT_REFUSALS = {
+  hints_busy: 'The hint solver is busy right now: try again in a moment.',
+  hints_ranked: 'No hints in a ranked daily: this one is all yours.',
+  game_over: 'The game is over: no hint needed.',
+};
+
+/** Ask the server (its solver) for a move; mark it and say the estimated chance of winning. */
+async function onHint() {
+  if (!canInteract() || state.daily || state.hinting) return;
+  const gameId = state.gameId;
+  state.hinting = true;
+  render();
+  try {
+    const answer = await asPlayer('POST', `/v1/games/${encodeURIComponent(gameId)}/hint`, {});
+    if (gameId !== state.gameId) return;
+    if (answer.version !== state.version) {
+      say('The table changed while the hint was being worked out: ask again.', 'info');
+      return;
+    }
+    const card = parseMove(answer.move);
+    state.hint = card ? { ...card, version: answer.version } : { from: 'stock', to: null, version: answer.version };
+    const chance = `Estimated chance of winning from here: ${Math.round(answer.win_chance * 100)} % (${answer.samples} samples).`;
+    const what = card ? hintWords(card) : `Hint: ${answer.move === 'deal' ? 'deal from the stock' : answer.move}.`;
+    say(`${what} ${chance}`, 'info');
+    announce(`${what} ${chance}`);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    let text = HINT_REFUSALS[error.code] || `No hint: ${error.message}`;
+    if (error.code === 'rate_limited') {
+      const wait = Math.ceil((error.body?.error?.retry_after_ms || 1000) / 1000);
+      text = `Too many hints for now: try again in ${wait} s.`;
+    }
+    say(text, 'error');
+  } finally {
+    state.hinting = false;
+    render();
+  }
+}
+
+function hintWords(move) {
+  const cards = cardsAt(state.view, move.from);
+  const card = cards.length ? `the ${cardName(cards[cards.length - 1])}` : 'the top card';
+  return `Hint: move ${card} from ${pileName(move.from)} to ${pileName(move.to)} (marked).`;
+}
+
 let resignArmed = null;
 
 function onResign() {
@@ -1252,7 +1442,14 @@ function main() {
     if (pile) state.focus = pile.dataset.pile;
   });
   document.addEventListener('keydown', (event) => {
-    if (event.key === 'Escape' && state.selected) {
+    if (state.page === 'replay' && onReplayKey(event)) return;
+    const typing = event.target.closest && event.target.closest('input, select, textarea');
+    if ((event.ctrlKey || event.metaKey) && !event.shiftKey && event.key.toLowerCase() === 'z' && !typing) {
+      if (state.page === 'game' && owner() && !state.daily) {
+        event.preventDefault();
+        onUndo();
+      }
+    } else if (event.key === 'Escape' && state.selected) {
       state.selected = null;
       announce('Put down.');
       render();
@@ -1288,6 +1485,14 @@ function main() {
   $('deal').addEventListener('click', () => sendMove('deal'));
   $('redeal').addEventListener('click', () => sendMove('redeal'));
   $('resign').addEventListener('click', onResign);
+  $('undo').addEventListener('click', onUndo);
+  $('hint').addEventListener('click', onHint);
+  $('name-form').addEventListener('submit', (event) => saveName(session, event));
+  $('board-day').addEventListener('click', () => {
+    state.boardDaysBack = state.boardDaysBack ? 0 : 1;
+    loadLeaderboard();
+  });
+  wireReplayControls();
   $('copy-link').addEventListener('click', copyLink);
   $('game-select').addEventListener('change', loadLeaderboard);
   $('leaderboard-refresh').addEventListener('click', loadLeaderboard);

@@ -59,6 +59,13 @@ export function clone(value) {
   return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
 }
 
+/** Only an `undo` puts a card back onto the stock (DIFF.md §3): face down, but Colorado's top. */
+function putOnStock(view, card) {
+  if (!view.stock) throw new OutOfSync('this game has no stock');
+  view.stock.count += 1;
+  if ('top' in view.stock) view.stock.top = card;
+}
+
 /**
  * Apply one move's ops, in order, to `view` in place (DIFF.md §5) and return it.
  * Throws OutOfSync when an op does not fit; the caller keeps its old copy and resyncs.
@@ -82,8 +89,8 @@ export function applyOps(view, ops, move) {
           if (top !== op.card) throw new OutOfSync(`top of ${op.from} is ${top}, the op says ${op.card}`);
           from.pop();
         }
-        if (op.to === 'stock') throw new OutOfSync('no card moves to the stock');
-        pileAt(view, op.to).push(op.card);
+        if (op.to === 'stock') putOnStock(view, op.card);
+        else pileAt(view, op.to).push(op.card);
         break;
       }
       case 'reveal':
@@ -96,6 +103,10 @@ export function applyOps(view, ops, move) {
         pile.splice(0, pile.length, ...op.cards);
         break;
       }
+      case 'redeals_left':
+        if (!('redeals_left' in view) || !Number.isInteger(op.count)) throw new OutOfSync('redeals_left without redeals');
+        view.redeals_left = op.count;
+        break;
       default:
         throw new OutOfSync(`unknown op ${JSON.stringify(op && op.op)}`);
     }

@@ -1,0 +1,305 @@
+"""Choosing each day's deal: the first candidate the solver proves winnable (``DAILY.md``).
+
+A day's candidates are the seeds ``daily.candidate_seed(secret, game, date, k)`` for
+k = 0, 1, 2, …  :func:`choose` solves them in order (perfect information, each within
+``--daily-candidate-nodes`` positions) and keeps the first proven win; when none is
+found among ``--daily-candidates`` candidates or within ``--daily-selection-seconds``,
+the candidate with the best proven score (the lowest k among equals).  A deal with no
+legal move is never chosen.
+
+:class:`DailySelector` is the background task (started in the app's lifespan) that
+chooses today's and tomorrow's deals of every game ahead of play, once per cluster: a
+Redis lock (``SET NX PX``) per game and day, then the choice is stored in Redis.  The
+solver runs in a worker thread, never on the event loop nor on a player's request.  The
+choice's par line is as secret as the seed until the day closes: it is stored, never
+logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import json
+import logging
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from redis.exceptions import RedisError
+
+from server import daily
+from server.config import DailySelection
+from server.rules import GAMES, new_game
+from server.solver import WON, Budget, Result, solve
+
+log = logging.getLogger("server.dailies")
+
+#: The background task looks again this often (seconds): tomorrow's choice is made
+#: within this long of midnight UTC at the latest, normally a day ahead.
+REFRESH_SECONDS = 600.0
+#: While a choice is wanted but another instance holds its lock, look again this often.
+RETRY_SECONDS = 1.0
+#: A missing choice of a past day is made on request (in the background) only this many
+#: days back: a server that was down then catches up; older days had no challenge here.
+CATCH_UP_DAYS = 7
+#: Seconds :meth:`DailySelector.stop` waits for the task to end before cancelling it.
+STOP_SECONDS = 5.0
+#: ``Retry-After`` of ``daily_not_ready`` (ms).
+NOT_READY_RETRY_MS = 2000
+#: Candidates looked at past ``--daily-candidates`` only to find a deal with a legal
+#: move, should every candidate so far have none (never seen in practice).
+MOVABLE_SEARCH = 1000
+
+
+def choice_key(game: str, date: str) -> str:
+    """The hash of a day's choice (its own hash tag: one slot per game and day)."""
+    return f"daily-choice:{{daily-choice:{game}:{date}}}"
+
+
+def lock_key(game: str, date: str) -> str:
+    """The lock of a day's selection (its own hash tag, apart from the choice)."""
+    return f"daily-lock:{{daily-lock:{game}:{date}}}"
+
+
+# KEYS: the lock.  ARGV: the holder's token.  Deletes the lock only if it is ours.
+RELEASE_SCRIPT = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A day's chosen deal.  ``k``: the candidate index; ``verdict``: the solver's on it
+    (``won``: proven winnable; else ``lost`` or ``unknown``); ``score``: the best proven
+    score (cards on the foundations ``par`` reaches; all of them when won);
+    ``total``: the deal's cards; ``par``: the solver's line (secret until the close);
+    ``candidates``: candidates tried; ``seconds``: selection time."""
+
+    k: int
+    verdict: str
+    score: int
+    total: int
+    par: tuple[str, ...]
+    candidates: int
+    seconds: float
+
+    @property
+    def winnable(self) -> bool:
+        return self.verdict == WON
+
+    def to_redis(self) -> dict[str, str]:
+        return {
+            "k": str(self.k),
+            "verdict": self.verdict,
+            "score": str(self.score),
+            "total": str(self.total),
+            "par": json.dumps(list(self.par)),
+            "candidates": str(self.candidates),
+            "seconds": f"{self.seconds:.3f}",
+        }
+
+    @classmethod
+    def from_redis(cls, fields: dict[bytes, bytes]) -> Choice:
+        value = {key.decode(): item.decode() for key, item in fields.items()}
+        return cls(
+            k=int(value["k"]),
+            verdict=value["verdict"],
+            score=int(value["score"]),
+            total=int(value["total"]),
+            par=tuple(json.loads(value["par"])),
+            candidates=int(value["candidates"]),
+            seconds=float(value["seconds"]),
+        )
+
+
+def choose(
+    secret: bytes,
+    game: str,
+    date: str,
+    selection: DailySelection,
+    stop: Callable[[], bool] = lambda: False,
+) -> Choice:
+    """The day's choice (see the module docstring).  CPU-bound: run it off the event loop.
+    ``stop`` (asked every few hundred positions) ends the selection early; the best
+    candidate so far is kept, as when the total time runs out."""
+    started = time.monotonic()
+    deadline = started + selection.seconds
+
+    def out_of_time() -> bool:
+        return stop() or time.monotonic() > deadline
+
+    best: tuple[int, int, Result] | None = None  # (score, k, result)
+    k = 0
+    while True:
+        past_budget = k >= selection.candidates or out_of_time()
+        if past_budget and best is not None:
+            break
+        if k >= selection.candidates + MOVABLE_SEARCH:
+            raise RuntimeError(f"no {game} deal with a legal move among {k} candidates")
+        dealt = new_game(game, daily.candidate_seed(secret, game, date, k))
+        k += 1
+        if dealt.is_over or not dealt.legal_moves():
+            continue  # stuck at the deal: never a daily
+        if past_budget:
+            result = solve(dealt, Budget(nodes=1))
+        else:
+            result = solve(dealt, Budget(nodes=selection.candidate_nodes, out_of_time=out_of_time))
+        if result.verdict == WON:
+            best = (result.best_score, k - 1, result)
+            break
+        if best is None or result.best_score > best[0]:
+            best = (result.best_score, k - 1, result)
+    _, index, found = best
+    line = found.moves if found.moves is not None else found.best_line
+    return Choice(
+        k=index,
+        verdict=found.verdict,
+        score=found.best_score,
+        total=found.total_cards,
+        par=tuple(line),
+        candidates=k,
+        seconds=round(time.monotonic() - started, 3),
+    )
+
+
+async def load_choice(redis: Any, game: str, date: str) -> Choice | None:
+    fields = await redis.hgetall(choice_key(game, date))
+    return Choice.from_redis(fields) if fields else None
+
+
+def tomorrow(date: str) -> str:
+    return (dt.date.fromisoformat(date) + dt.timedelta(days=1)).isoformat()
+
+
+class DailySelector:
+    """Chooses the dailies ahead of play (``app.state.dailies``): today's and tomorrow's
+    of every game, plus days asked for by :meth:`request`; once per cluster."""
+
+    def __init__(
+        self,
+        redis: Any,
+        secret: bytes,
+        selection: DailySelection,
+        clock: Callable[[], int],
+    ) -> None:
+        self.redis = redis
+        self.secret = secret
+        self.selection = selection
+        #: Unix ms (the service's clock: tests move it).
+        self.clock = clock
+        #: Choices this instance made (the others were made elsewhere, or are pending).
+        self.selections = 0
+        self._wanted: set[str] = set()
+        self._wake = asyncio.Event()
+        self._stopping = threading.Event()
+        self._threads = ThreadPoolExecutor(1, thread_name_prefix="daily-selection")
+        self._task: asyncio.Task[None] | None = None
+        self._release = redis.register_script(RELEASE_SCRIPT)
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="daily-selection")
+
+    def request(self, date: str) -> None:
+        """Have the background task choose ``date``'s deals soon (a choice was missing)."""
+        if date not in self._wanted:
+            self._wanted.add(date)
+            self._wake.set()
+
+    async def stop(self) -> None:
+        """Stop the task: a selection running stops within a few hundred positions (its
+        day is chosen at the next start).  The task ends by itself rather than being
+        cancelled in the middle of a Redis command."""
+        self._stopping.set()
+        self._wake.set()
+        if self._task is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(self._task), STOP_SECONDS)
+            except TimeoutError:
+                self._task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._task
+        self._threads.shutdown(wait=True, cancel_futures=True)
+
+    async def _run(self) -> None:
+        while not self._stopping.is_set():
+            pending = False
+            self._wake.clear()  # before the pass: a request during it starts another
+            try:
+                pending = await self.choose_ahead()
+            except (RedisError, OSError) as error:
+                log.warning("daily selection: the store failed (%s); retrying", error)
+                pending = True
+            except Exception:  # a bug must not end the task: every later day needs it
+                log.exception("daily selection failed; retrying")
+                pending = True
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(
+                    self._wake.wait(), RETRY_SECONDS if pending else REFRESH_SECONDS
+                )
+
+    async def choose_ahead(self) -> bool:
+        """One pass: every wanted day's choices made or found; True while some are held
+        by another instance's lock (look again soon)."""
+        today = daily.today(self.clock())
+        dates = [today, tomorrow(today), *sorted(self._wanted)]
+        pending = False
+        for date in dict.fromkeys(dates):
+            held = False
+            for game in GAMES:
+                if self._stopping.is_set():
+                    return False
+                held |= not await self.ensure(game, date)
+            if not held:
+                self._wanted.discard(date)
+            pending |= held
+        return pending
+
+    async def ensure(self, game: str, date: str) -> bool:
+        """Make sure ``game``'s choice of ``date`` is stored: True when it is, False when
+        another instance holds its lock (and is choosing it)."""
+        key = choice_key(game, date)
+        if await self.redis.exists(key):
+            return True
+        token = secrets.token_hex(8)
+        lock = lock_key(game, date)
+        lease_ms = int((self.selection.seconds + 60) * 1000)
+        if not await self.redis.set(lock, token, nx=True, px=lease_ms):
+            return False
+        try:
+            if await self.redis.exists(key):  # chosen while we were taking the lock
+                return True
+            choice = await asyncio.get_running_loop().run_in_executor(
+                self._threads,
+                choose,
+                self.secret,
+                game,
+                date,
+                self.selection,
+                self._stopping.is_set,
+            )
+            if self._stopping.is_set():
+                return True  # cut short: leave it to the next start
+            await self.redis.hset(key, mapping=choice.to_redis())
+            self.selections += 1
+            # Neither seed nor par: both are secret until the day closes.
+            log.info(
+                "daily %s %s chosen: candidate %d of %d, %s, score %d/%d, %.1f s",
+                game,
+                date,
+                choice.k,
+                choice.candidates,
+                choice.verdict,
+                choice.score,
+                choice.total,
+                choice.seconds,
+            )
+            return True
+        finally:
+            with contextlib.suppress(RedisError, OSError):
+                await self._release(keys=[lock], args=[token])

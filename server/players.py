@@ -1,0 +1,244 @@
+"""Players' display names, game history and stats in Redis (``protocol/REST.md``, "Players").
+
+Keys (``protocol/REDIS.md``); a player's own keys share the tag ``{player id}``, so they
+sit in one Redis Cluster slot and each update of them is one atomic command or script:
+
+* ``player:{id}``        hash: ``created_at``, ``name`` (the display name, if set)
+* ``player:{id}:games``  sorted set, every score 0, members ``<created_at:013d>.<game id>``
+  (lexical order is creation order); at most :data:`HISTORY_SIZE`, none older than the
+  longest a game is kept; a member whose game expired is dropped when a page meets it
+* ``player:{id}:stats``  hash: ``<game>:played``, ``:won``, ``:best_score``, ``:streak``,
+  ``:best_streak``, updated once when a game of the player ends
+* ``player:{id}:ended``  sorted set: the ids of the player's latest ended games (at most
+  :data:`HISTORY_SIZE`) by end time, so a game is counted once
+* ``names``              hash: the folded display name -> the id of the player holding it
+
+Names are unique server-wide (so never two alike on one board), compared folded: NFKC,
+then case-folded.  A claim is ``HSETNX`` on ``names``; a name whose holder's record has
+expired, or no longer carries it (a rename stopped half-way), may be claimed anew.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from redis.asyncio import Redis
+
+from server.errors import ApiError
+from server.rules import GAME_NAMES
+
+NAMES_KEY = "names"
+NAME_MIN, NAME_MAX = 3, 24
+#: Games listed per player (the newest).
+HISTORY_SIZE = 1000
+#: Games per page of ``GET /v1/players/me/games`` (the default and the most).
+HISTORY_PAGE = 50, 200
+STAT_FIELDS = ("played", "won", "best_score", "streak", "best_streak")
+
+# KEYS: stats, ended.  ARGV: game, won ('1' or '0'), score, ttl, game id, finished at.
+# One ended game of the player, counted once: a retried final move (the first answer was
+# lost) finds its game id among the ended ones and changes nothing.
+FINISH_SCRIPT = """
+if redis.call('ZADD', KEYS[2], 'NX', ARGV[6], ARGV[5]) == 0 then return 0 end
+redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -tonumber(ARGV[7]) - 1)
+local g = ARGV[1]
+redis.call('HINCRBY', KEYS[1], g .. ':played', 1)
+if ARGV[2] == '1' then
+  redis.call('HINCRBY', KEYS[1], g .. ':won', 1)
+  local streak = redis.call('HINCRBY', KEYS[1], g .. ':streak', 1)
+  local best = tonumber(redis.call('HGET', KEYS[1], g .. ':best_streak') or '0')
+  if streak > best then redis.call('HSET', KEYS[1], g .. ':best_streak', streak) end
+else
+  redis.call('HSET', KEYS[1], g .. ':streak', 0)
+end
+local best = redis.call('HGET', KEYS[1], g .. ':best_score')
+if not best or tonumber(ARGV[3]) > tonumber(best) then
+  redis.call('HSET', KEYS[1], g .. ':best_score', ARGV[3])
+end
+for i = 1, 2 do
+  redis.call('EXPIRE', KEYS[i], ARGV[4], 'NX')
+  redis.call('EXPIRE', KEYS[i], ARGV[4], 'GT')
+end
+return 1
+"""
+
+# KEYS: names.  ARGV: folded name, expected holder, new holder ('' = release).
+# Compare-and-set: the name changes hands only if it is still the expected holder's.
+SWAP_SCRIPT = """
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+if ARGV[3] == '' then redis.call('HDEL', KEYS[1], ARGV[1])
+else redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) end
+return 1
+"""
+
+
+def player_key(player_id: str) -> str:
+    return f"player:{{{player_id}}}"
+
+
+def games_key(player_id: str) -> str:
+    return f"{player_key(player_id)}:games"
+
+
+def stats_key(player_id: str) -> str:
+    return f"{player_key(player_id)}:stats"
+
+
+def ended_key(player_id: str) -> str:
+    return f"{player_key(player_id)}:ended"
+
+
+def history_member(created_at: int, game_id: str) -> str:
+    return f"{created_at:013d}.{game_id}"
+
+
+#: A display name as sent: 3-24 letters, digits (``\\w``: ``str.isalnum``), ``_``, ``.``,
+#: ``-`` and spaces, no space first or last.  The OpenAPI document publishes it.
+NAME_PATTERN = rf"^[\w.-][\w .-]{{{NAME_MIN - 2},{NAME_MAX - 2}}}[\w.-]$"
+_NAME = re.compile(NAME_PATTERN)
+
+
+def valid_name(value: object) -> str:
+    """The display name ``value`` as kept, or ``invalid_field``: its NFKC form (full-width
+    ``Ｂｏｂ`` is ``Bob``) when that is a name too, else as sent (NFKC may lengthen a
+    name, or make a character that is no letter, as ``½`` becomes ``1⁄2``)."""
+    if not isinstance(value, str) or _NAME.fullmatch(value) is None:
+        raise ApiError(
+            "invalid_field",
+            f"a name is {NAME_MIN}-{NAME_MAX} letters, digits, spaces or '_-.', "
+            "with no space first or last",
+            field="name",
+        )
+    name = unicodedata.normalize("NFKC", value)
+    return name if _NAME.fullmatch(name) else value
+
+
+def folded(name: str) -> str:
+    """What names are compared by: ``Ann`` and ``ANN`` are one name."""
+    return unicodedata.normalize("NFKC", name.casefold())
+
+
+def decode(value: bytes | None) -> str | None:
+    return None if value is None else value.decode()
+
+
+class Players:
+    """The players' part of Redis; one per process."""
+
+    def __init__(self, redis: Redis) -> None:
+        self.redis: Any = redis
+        self._finish = redis.register_script(FINISH_SCRIPT)
+        self._swap = redis.register_script(SWAP_SCRIPT)
+
+    # -- names ----------------------------------------------------------------
+
+    async def name(self, player_id: str) -> str | None:
+        return decode(await self.redis.hget(player_key(player_id), "name"))
+
+    async def names(self, player_ids: list[str]) -> list[str | None]:
+        """Each player's display name (None: none set); one pipelined round trip (in a
+        cluster, one command per player's slot)."""
+        if not player_ids:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player_id in player_ids:
+                pipe.hget(player_key(player_id), "name")
+            return [decode(value) for value in await pipe.execute()]
+
+    async def set_name(self, player_id: str, name: str | None, now_ms: int, ttl: int) -> None:
+        """Give ``player_id`` the display name ``name`` (None: none); ``name_taken``
+        when another player holds it.  ``name`` is valid (:func:`valid_name`)."""
+        old = await self.name(player_id)
+        if name is not None and (old is None or folded(old) != folded(name)):
+            await self._claim(player_id, folded(name))
+        key = player_key(player_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hsetnx(key, "created_at", now_ms)  # a record that expired comes back
+            if name is None:
+                pipe.hdel(key, "name")
+            else:
+                pipe.hset(key, "name", name)
+            pipe.expire(key, ttl, nx=True)
+            await pipe.execute()
+        if old is not None and (name is None or folded(old) != folded(name)):
+            await self._swap(keys=[NAMES_KEY], args=[folded(old), player_id, ""])
+
+    async def _claim(self, player_id: str, key: str) -> None:
+        for _ in range(3):  # a race with another claim of a stale name: look again
+            if await self.redis.hsetnx(NAMES_KEY, key, player_id):
+                return
+            holder = decode(await self.redis.hget(NAMES_KEY, key))
+            if holder is None:
+                continue
+            if holder == player_id:
+                return
+            held = await self.name(holder)
+            if held is not None and folded(held) == key:
+                raise ApiError("name_taken", "another player has this name", field="name")
+            if await self._swap(keys=[NAMES_KEY], args=[key, holder, player_id]):
+                return  # its holder expired or renamed half-way: the name was free
+        raise ApiError("name_taken", "another player is taking this name", field="name")
+
+    # -- history --------------------------------------------------------------
+
+    def index_game(self, pipe: Any, player_id: str, created_at: int, game_id: str) -> None:
+        """Queue, on ``pipe``, listing a new game in its player's history."""
+        key = games_key(player_id)
+        pipe.zadd(key, {history_member(created_at, game_id): 0})
+        pipe.zremrangebyrank(key, 0, -HISTORY_SIZE - 1)
+
+    def keep(self, pipe: Any, player_id: str, ttl: int, max_age_ms: int, now_ms: int) -> None:
+        """Queue keeping the player's history and stats at least ``ttl`` seconds (never
+        shortened), and dropping history older than ``max_age_ms`` (those games expired)."""
+        oldest = f"({history_member(max(0, now_ms - max_age_ms), '')}"
+        pipe.zremrangebylex(games_key(player_id), "-", oldest)
+        for key in (games_key(player_id), stats_key(player_id), ended_key(player_id)):
+            pipe.expire(key, ttl, nx=True)
+            pipe.expire(key, ttl, gt=True)
+
+    async def history(
+        self, player_id: str, cursor: str | None, limit: int
+    ) -> tuple[list[str], str | None]:
+        """Up to ``limit`` members (:func:`history_member`) of the player's games, newest
+        first, after ``cursor``, and the cursor of the next page (None after the last)."""
+        start = "+" if cursor is None else f"({cursor}"
+        members = await self.redis.zrevrangebylex(games_key(player_id), start, "-", 0, limit + 1)
+        page = [member.decode() for member in members[:limit]]
+        return page, (page[-1] if len(members) > limit else None)
+
+    async def forget_games(self, player_id: str, members: list[str]) -> None:
+        if members:
+            await self.redis.zrem(games_key(player_id), *members)
+
+    # -- stats ----------------------------------------------------------------
+
+    async def record_finish(
+        self,
+        player_id: str,
+        game_id: str,
+        game: str,
+        won: bool,
+        score: int,
+        ended_at: int,
+        ttl: int,
+    ) -> bool:
+        """Count an ended game in its player's stats; False when it was counted already."""
+        keys = [stats_key(player_id), ended_key(player_id)]
+        args = [game, "1" if won else "0", score, ttl, game_id, ended_at, HISTORY_SIZE]
+        return bool(await self._finish(keys=keys, args=args))
+
+    async def stats(self, player_id: str) -> dict[str, dict[str, int | None]]:
+        values = await self.redis.hgetall(stats_key(player_id))
+        fields = {key.decode(): int(value) for key, value in values.items()}
+        return {
+            game: {
+                "played": fields.get(f"{game}:played", 0),
+                "won": fields.get(f"{game}:won", 0),
+                "best_score": fields.get(f"{game}:best_score"),
+                "current_streak": fields.get(f"{game}:streak", 0),
+                "best_streak": fields.get(f"{game}:best_streak", 0),
+            }
+            for game in GAME_NAMES
+        }

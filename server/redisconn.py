@@ -1,0 +1,113 @@
+"""The server's Redis: one standalone server, or a Redis Cluster named by any of its nodes.
+
+Most commands go through one client, a ``redis.asyncio.Redis`` or a
+``redis.asyncio.RedisCluster`` (which routes each command by its key's slot).
+Two things must reach the very node that owns a game's slot, on one connection
+of their own: sharded pub/sub (``SSUBSCRIBE``) and a move acknowledged only once
+a replica has it (``EVALSHA`` then ``WAIT`` on the same connection).
+:class:`RedisNodes` hands out a plain client per primary for those; on a
+standalone server that is the one client itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis, RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.crc import key_slot
+
+from server import metrics
+
+#: The name of the one node of a standalone Redis.
+STANDALONE = "redis"
+#: Connections per process (per node on a cluster) shared by all requests.
+MAX_CONNECTIONS = 64
+#: Seconds a request waits for a free connection, or for a node to answer a connect.
+CONNECT_TIMEOUT = 5
+
+
+def connect(url: str, cluster: bool) -> Any:
+    """A client of the Redis at ``url``; ``cluster``: ``url`` names one node of a cluster.
+    The standalone client times its commands for ``/metrics``; the cluster one does not."""
+    if cluster:
+        return RedisCluster.from_url(
+            url, socket_connect_timeout=CONNECT_TIMEOUT, health_check_interval=10
+        )
+    # A blocking pool waits for a free connection where the default one fails
+    # ("Too many connections") under a few hundred busy clients.
+    pool = BlockingConnectionPool.from_url(
+        url, max_connections=MAX_CONNECTIONS, timeout=CONNECT_TIMEOUT, health_check_interval=10
+    )
+    return metrics.MeasuredRedis.from_pool(pool)  # owns the pool: aclose() closes it
+
+
+class RedisNodes:
+    """Plain clients of the primaries of ``client`` (just ``client`` when not a cluster)."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.cluster = isinstance(client, RedisCluster)
+        self._clients: dict[str, Any] = {}
+        self._subscribers: dict[str, Any] = {}
+
+    def owner(self, key: str) -> str:
+        """The name of the primary owning ``key``'s slot, as this process last learnt the
+        cluster's layout (:meth:`refresh` updates it)."""
+        if not self.cluster:
+            return STANDALONE
+        return str(self.client.nodes_manager.get_node_from_slot(key_slot(key.encode())).name)
+
+    def node_client(self, name: str) -> Any:
+        """A plain client of the primary ``name``."""
+        if not self.cluster:
+            return self.client
+        client = self._clients.get(name)
+        if client is None:
+            host, port = name.rsplit(":", 1)
+            options = self.client.get_connection_kwargs()
+            client = Redis(
+                host=host,
+                port=int(port),
+                username=options.get("username"),
+                password=options.get("password"),
+                socket_connect_timeout=CONNECT_TIMEOUT,
+                max_connections=MAX_CONNECTIONS,
+            )
+            self._clients[name] = client
+        return client
+
+    def subscriber(self, name: str) -> Any:
+        """A client of the primary ``name`` for pub/sub, which never reconnects by
+        itself: redis-py would resubscribe silently, and the patches published while
+        it was away would be lost without anyone resyncing."""
+        client = self._subscribers.get(name)
+        if client is None:
+            pool = self.node_client(name).connection_pool
+            options = {**pool.connection_kwargs, "retry": Retry(NoBackoff(), 0)}
+            client = Redis(
+                connection_pool=ConnectionPool(connection_class=pool.connection_class, **options)
+            )
+            self._subscribers[name] = client
+        return client
+
+    async def refresh(self) -> None:
+        """Learn the cluster's layout anew (after a failover or a slot migration)."""
+        if self.cluster:
+            await self.client.nodes_manager.initialize()
+
+    async def aclose(self) -> None:
+        clients = [*self._clients.values(), *self._subscribers.values()]
+        self._clients, self._subscribers = {}, {}
+        for client in clients:
+            await client.aclose()
+
+
+async def stop_task(task: asyncio.Task[Any]) -> None:
+    """Cancel ``task`` and wait for it to end.  redis-py can swallow a cancellation
+    that lands while it connects, so cancel again until it has ended."""
+    while not task.done():
+        task.cancel()
+        await asyncio.wait({task}, timeout=0.1)

@@ -1,0 +1,192 @@
+"""Dailies worth playing (issue 10): each day's deal is chosen ahead by the solver, once
+per cluster, and its par line is told only after the close."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+from redis.asyncio import Redis
+
+from server.app import create_app
+from server.config import DailySelection, Settings
+from server.dailies import choose, load_choice
+from server.daily import DAY_MS, candidate_seed, commitment, opens_ms
+from server.rules import GAMES, new_game
+from server.solver import Budget, solve
+from server.testing import TEST_DAILY, UNLIMITED, dailies_chosen
+
+SECRET = "daily-selection-test-secret-of-32-bytes-or-more"
+DAY = "2026-11-29"
+NOON = opens_ms(DAY) + DAY_MS // 2
+#: Search enough for most Balcony and Colorado deals to be proven won.
+SOLVING = DailySelection(candidate_nodes=20_000, candidates=8, seconds=30.0)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = NOON
+
+    def __call__(self) -> int:
+        return self.now
+
+
+@contextlib.asynccontextmanager
+async def served(
+    redis_url: str, cluster: bool, clock: Clock, selection: DailySelection = SOLVING
+) -> AsyncIterator[tuple[Any, httpx.AsyncClient]]:
+    """An in-process app on ``clock`` with its lifespan (and so its selection) running."""
+    settings = Settings(
+        redis_url=redis_url,
+        redis_cluster=cluster,
+        secret=SECRET,
+        ranked_min_account_age=0,
+        limits=UNLIMITED,
+        daily=selection,
+    )
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        app.state.service.clock = clock
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+            yield app, http
+
+
+async def test_the_daily_is_the_first_proven_win_and_only_its_commitment_is_out(
+    redis_url: str,
+    redis_cluster: bool,
+) -> None:
+    clock = Clock()
+    async with served(redis_url, redis_cluster, clock) as (app, http):
+        await dailies_chosen(app, DAY)
+        choice = await load_choice(app.state.service.store.redis, "balcony", DAY)
+        assert choice is not None and choice.verdict == "won" and choice.score == choice.total
+        # Every earlier candidate is stuck or not proven winnable within the budget.
+        for k in range(choice.k):
+            early = new_game("balcony", candidate_seed(SECRET.encode(), "balcony", DAY, k))
+            if early.legal_moves():
+                result = solve(early, Budget(nodes=SOLVING.candidate_nodes))
+                assert result.verdict != "won", k
+        seed = candidate_seed(SECRET.encode(), "balcony", DAY, choice.k)
+        response = await http.get("/v1/daily/balcony")
+        assert response.status_code == 200, response.text
+        body = response.json()
+        assert body["winnable"] is True and body["proven_score"] == 52
+        assert body["commitment"] == commitment("balcony", DAY, seed)
+        assert body["seed"] is None and body["par"] is None and body["candidate"] is None
+        # Nothing of another candidate is sent, nor the seed, nor the par line.
+        assert seed not in response.text
+        for k in range(SOLVING.candidates):
+            other = candidate_seed(SECRET.encode(), "balcony", DAY, k)
+            if other != seed:
+                assert commitment("balcony", DAY, other) not in response.text
+        assert choice.par[0] not in response.text
+
+
+async def test_the_par_is_told_after_the_close_and_replays_to_a_win(
+    redis_url: str, redis_cluster: bool
+) -> None:
+    clock = Clock()
+    async with served(redis_url, redis_cluster, clock) as (app, http):
+        await dailies_chosen(app, DAY)
+        for game in ("balcony", "colorado"):
+            open_day = (await http.get(f"/v1/daily/{game}/{DAY}")).json()
+            assert open_day["par"] is None and open_day["seed"] is None
+        clock.now = opens_ms(DAY) + DAY_MS  # the close
+        for game in ("balcony", "colorado"):
+            closed = (await http.get(f"/v1/daily/{game}/{DAY}")).json()
+            assert closed["commitment"] == commitment(game, DAY, closed["seed"])
+            assert closed["seed"] == candidate_seed(SECRET.encode(), game, DAY, closed["candidate"])
+            par = closed["par"]
+            assert par["length"] == len(par["moves"]) > 0
+            replay = new_game(game, closed["seed"])
+            for move in par["moves"]:
+                replay.play(move)
+            if closed["winnable"]:
+                assert par["won"] and replay.status == "won"
+            assert replay.score == closed["proven_score"]
+        assert closed["winnable"] or open_day["winnable"], "no proven win among two games"
+
+
+async def test_two_instances_choose_each_daily_once(redis_url: str, redis_cluster: bool) -> None:
+    clock = Clock()
+    small = DailySelection(candidate_nodes=2_000, candidates=4, seconds=10.0)
+    async with (
+        served(redis_url, redis_cluster, clock, small) as (first, http_first),
+        served(redis_url, redis_cluster, clock, small) as (second, http_second),
+    ):
+        await dailies_chosen(first, DAY)
+        await dailies_chosen(second, DAY)
+        await dailies_chosen(first, "2026-11-30")  # tomorrow's, chosen ahead
+        await dailies_chosen(second, "2026-11-30")
+        # Both started with the real date's today and tomorrow too: every (game, day)
+        # they chose was chosen by exactly one of them.
+        redis = first.state.service.store.redis
+        chosen = len([key async for key in redis.scan_iter("daily-choice:*")])
+        assert first.state.dailies.selections + second.state.dailies.selections == chosen
+        assert chosen >= 2 * len(GAMES)
+        for game in GAMES:
+            one = (await http_first.get(f"/v1/daily/{game}")).json()
+            two = (await http_second.get(f"/v1/daily/{game}")).json()
+            assert one["commitment"] == two["commitment"]
+
+
+async def test_a_day_not_chosen_yet_answers_503_and_is_never_solved_on_the_request(
+    redis_url: str, redis_cluster: bool
+) -> None:
+    clock = Clock()
+    async with served(redis_url, redis_cluster, clock, TEST_DAILY) as (app, http):
+        redis: Redis = app.state.service.store.redis
+        # Today by the clock (set after the start): no background pass has looked at it.
+        response = await http.get("/v1/daily/colorado")
+        assert response.status_code == 503, response.text
+        assert response.json()["error"]["code"] == "daily_not_ready"
+        assert response.headers["Retry-After"] == "2"
+        token = (await http.post("/v1/players")).json()["token"]
+        headers = {"Authorization": f"Bearer {token}"}
+        start = await http.post("/v1/daily/colorado", headers=headers)
+        assert start.status_code in (200, 503), start.text  # 200 once chosen meanwhile
+        # The background task picks the day up; then it answers.
+        await dailies_chosen(app, DAY)
+        assert (await http.get("/v1/daily/colorado")).status_code == 200
+        assert (await http.post("/v1/daily/colorado", headers=headers)).status_code == 200
+        # A day of the past week is caught up on the same way; one long ago had no
+        # challenge, and nothing is chosen for it.
+        recent = "2026-11-25"
+        assert (await http.get(f"/v1/daily/colorado/{recent}")).status_code == 503
+        await dailies_chosen(app, recent)
+        assert (await http.get(f"/v1/daily/colorado/{recent}")).status_code == 200
+        long_ago = "2026-10-01"
+        for _ in range(2):
+            response = await http.get(f"/v1/daily/colorado/{long_ago}")
+            assert response.status_code == 404 and "no_daily" in response.text
+        practice = await http.post(
+            "/v1/games", json={"game": "colorado", "daily": long_ago}, headers=headers
+        )
+        assert practice.status_code == 404 and "no_daily" in practice.text
+        assert await load_choice(redis, "colorado", long_ago) is None
+
+
+async def test_selection_keeps_the_best_proven_score_when_no_win_is_found() -> None:
+    # Gloucestershire deals are rarely won: with a tiny budget no win is proven, and the
+    # candidate reaching the most cards is kept (never one stuck at the deal).
+    tiny = DailySelection(candidate_nodes=300, candidates=5, seconds=10.0)
+    choice = choose(SECRET.encode(), "gloucestershire", DAY, tiny)
+    assert choice.verdict != "won" and choice.candidates == 5
+    scores = []
+    for k in range(5):
+        game = new_game(
+            "gloucestershire", candidate_seed(SECRET.encode(), "gloucestershire", DAY, k)
+        )
+        if game.legal_moves():
+            scores.append(solve(game, Budget(nodes=tiny.candidate_nodes)).best_score)
+    assert choice.score == max(scores)
+    replay = new_game(
+        "gloucestershire", candidate_seed(SECRET.encode(), "gloucestershire", DAY, choice.k)
+    )
+    assert replay.legal_moves()
+    for move in choice.par:
+        replay.play(move)
+    assert replay.score == choice.score
