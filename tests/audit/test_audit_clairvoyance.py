@@ -1,10 +1,10 @@
-"""The ``clairvoyance`` signal: a ranked game played knowing the stock order is flagged, one
-played from the view alone is not; it needs the seed, and runs only when asked.
+"""The ``clairvoyance`` signal: a game played knowing the stock order is flagged, one played
+from the view alone is not; it needs the seed, and runs only when asked.
 
-Two ranked Colorado games of 16 moves on the test day's deal (then resigned), at human
-think times, played through the service on the real Redis: one chooses at every position
-a move best with the real stock order (the audit's own clairvoyant valuation), the other
-the fair valuation's best with its own samples.  Their moves are computed once (pure).
+Colorado games of 24 moves (then resigned), at human think times, played through the
+service on the real Redis: one chooses at every position a move best with the real stock
+order (the audit's own clairvoyant valuation), the other the fair valuation's best with its
+own samples.  Their moves are computed once per deal (pure).
 """
 
 from __future__ import annotations
@@ -15,9 +15,8 @@ import random
 from pathlib import Path
 
 import pytest
-from audit_helpers import DAY, SECRET, FakeClock, daily_game, human_steps, run_cli, signals
+from audit_helpers import DAY, FakeClock, daily_game, human_steps, play, run_cli, signals
 
-from server import daily
 from server.audit import EXPORT_SIGNALS, WITH_CLAIRVOYANCE, audit, audit_leaderboard, audit_stored
 from server.audit.clairvoyance import (
     CLAIRVOYANT,
@@ -30,12 +29,12 @@ from server.audit.clairvoyance import (
     fair_values,
     has_hidden_stock,
 )
-from server.rules import PLAYING, new_game
+from server.rules import PLAYING, Game, new_game
 from server.service import GameService
 from server.store import StoredGame
 
 GAME = "colorado"
-MOVES = 16
+MOVES = 24
 #: The searches take a few seconds per game on an idle core; a shared machine needs more.
 slow = pytest.mark.timeout(400)
 EVIDENCE_KEYS = {
@@ -54,10 +53,10 @@ EVIDENCE_KEYS = {
 
 
 @functools.cache
-def moves_of(kind: str) -> tuple[str, ...]:
-    """The moves of the test day's Colorado deal chosen by the ``clairvoyant`` or the
+def moves_of(kind: str, seed: str) -> tuple[str, ...]:
+    """The moves of the Colorado deal of ``seed`` chosen by the ``clairvoyant`` or the
     ``fair`` valuation."""
-    game = new_game(GAME, daily.daily_seed(SECRET.encode(), GAME, DAY))
+    game = new_game(GAME, seed)
     rng = random.Random(7)
     moves = []
     while game.status == PLAYING and len(moves) < MOVES:
@@ -72,13 +71,37 @@ def moves_of(kind: str) -> tuple[str, ...]:
     return tuple(moves)
 
 
+#: A Colorado deal on which following the real stock shows (``BENCHMARKS.md``).
+CASUAL_SEED = "clairvoyance-4"
+
+
+async def casual_game(service: GameService, clock: FakeClock, kind: str) -> StoredGame:
+    """A casual game of :data:`CASUAL_SEED`, resigned: its export has its seed."""
+    player = (await service.create_player())["player_id"]
+    snapshot = await service.create_game(player, GAME, CASUAL_SEED)
+    moves = moves_of(kind, CASUAL_SEED)
+    played: list[str] = []
+
+    def choose(game: Game) -> str:
+        played.append(moves[len(played)])
+        return played[-1]
+
+    steps = human_steps(random.Random(kind))
+    return await play(service, clock, snapshot["id"], player, choose, steps, MOVES, resign=True)
+
+
 async def ranked_game(service: GameService, clock: FakeClock, kind: str) -> StoredGame:
-    moves = iter(moves_of(kind))
+    played: list[str] = []
+
+    def choose(game: Game) -> str:
+        played.append(moves_of(kind, game.seed)[len(played)])
+        return played[-1]
+
     return await daily_game(
         service,
         clock,
         GAME,
-        lambda game: next(moves),
+        choose,
         human_steps(random.Random(kind)),
         MOVES,
         resign=True,
@@ -86,30 +109,13 @@ async def ranked_game(service: GameService, clock: FakeClock, kind: str) -> Stor
 
 
 @slow
-async def test_the_leaderboard_audit_flags_the_clairvoyant_game_only(
+async def test_the_leaderboard_audit_passes_a_fair_ranked_game(
     service: GameService, clock: FakeClock
 ) -> None:
-    cheat = await ranked_game(service, clock, CLAIRVOYANT)
     fair = await ranked_game(service, clock, FAIR)
-    board = await audit_leaderboard(service, GAME, DAY)
-    results = {result.verdict.game_id: result.verdict for result in board}
-    assert set(results) == {cheat.id, fair.id}
-    flagged, honest = results[cheat.id], results[fair.id]
-    assert flagged.integrity == "pass" and signals(flagged) == {"clairvoyance"}
-    assert honest.passed, honest.to_dict()
-    [signal] = flagged.signals
-    evidence = signal.evidence
-    assert set(evidence) == EVIDENCE_KEYS
-    assert evidence["score"] >= evidence["threshold"] == SCORE_THRESHOLD
-    assert evidence["decision_points"] >= MIN_POINTS
-    assert evidence["decision_points"] == (
-        evidence["clairvoyant_agreements"] + evidence["fair_agreements"] + evidence["neither"]
-    )
-    assert evidence["clairvoyant_agreements"] == evidence["decision_points"]
-    assert 0 < evidence["positions_examined"] <= MOVES
-    assert signal.version == evidence["clairvoyant_versions"][0]
-    assert all(1 <= version <= MOVES for version in evidence["clairvoyant_versions"])
-    assert "decision points" in signal.detail
+    [result] = await audit_leaderboard(service, GAME, DAY)
+    assert result.verdict.game_id == fair.id
+    assert result.verdict.passed, result.verdict.to_dict()
 
 
 @slow
@@ -129,10 +135,23 @@ async def test_the_servers_audit_of_one_game_runs_it_only_when_asked(
     service: GameService, clock: FakeClock
 ) -> None:
     """A player's ``POST /v1/audit`` never asks: its verdict would tell an open day's deal."""
-    cheat = await ranked_game(service, clock, CLAIRVOYANT)
+    cheat = await casual_game(service, clock, CLAIRVOYANT)
     assert signals(await audit_stored(service, cheat.id)) == set()
-    asked = await audit_stored(service, cheat.id, clairvoyance=True)
-    assert asked.integrity == "pass" and signals(asked) == {"clairvoyance"}
+    flagged = await audit_stored(service, cheat.id, clairvoyance=True)
+    assert flagged.integrity == "pass" and signals(flagged) == {"clairvoyance"}
+    [signal] = flagged.signals
+    evidence = signal.evidence
+    assert set(evidence) == EVIDENCE_KEYS
+    assert evidence["score"] >= evidence["threshold"] == SCORE_THRESHOLD
+    assert evidence["decision_points"] >= MIN_POINTS
+    assert evidence["decision_points"] == (
+        evidence["clairvoyant_agreements"] + evidence["fair_agreements"] + evidence["neither"]
+    )
+    assert evidence["clairvoyant_agreements"] == evidence["decision_points"]
+    assert 0 < evidence["positions_examined"] <= MOVES
+    assert signal.version == evidence["clairvoyant_versions"][0]
+    assert all(1 <= version <= MOVES for version in evidence["clairvoyant_versions"])
+    assert "decision points" in signal.detail
 
 
 async def test_never_without_a_seed_nor_without_a_hidden_stock(
@@ -156,8 +175,9 @@ async def test_never_without_a_seed_nor_without_a_hidden_stock(
 async def test_the_command_line_flag(
     service: GameService, clock: FakeClock, tmp_path: Path
 ) -> None:
-    cheat = await ranked_game(service, clock, CLAIRVOYANT)
-    _, export = await service.stored_replay(cheat.id, with_seed=True)
+    cheat = await casual_game(service, clock, CLAIRVOYANT)
+    export = await service.replay(cheat.id)  # a casual game over: its seed is in it
+    assert export["seed"] == CASUAL_SEED
     path = tmp_path / "cheat.json"
     path.write_text(json.dumps(export))
 
