@@ -136,6 +136,7 @@ async def test_my_games_lists_every_game_newest_first_in_pages(
         "moves": 1,
         "created_at": resigned["created_at"],
         "finished_at": resigned["finished_at"],
+        "assisted": False,
     }
     assert resigned["finished_at"] >= resigned["created_at"] > 0
     for query in ("limit=0", "limit=201", "cursor=nope", "cursor=1%27"):
