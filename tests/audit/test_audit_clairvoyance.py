@@ -33,6 +33,15 @@ from server.rules import PLAYING, Game, new_game
 from server.service import GameService
 from server.store import StoredGame
 
+
+@pytest.fixture(scope="module")
+def redis_mode() -> str:
+    """Standalone only: the signal is a replay of the export with its seed, costing seconds
+    of CPU a game, and the Redis paths it goes through (the stored-game and leaderboard
+    audits) run on both standalone and cluster in the other audit modules."""
+    return "standalone"
+
+
 GAME = "colorado"
 MOVES = 24
 #: The searches take a few seconds per game on an idle core; a shared machine needs more.
