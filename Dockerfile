@@ -31,6 +31,7 @@ COPY pyproject.toml README.md ./
 COPY server/ server/
 COPY protocol/ protocol/
 COPY clients/ clients/
+COPY tools/ tools/
 RUN pip install --no-cache-dir . \
     && rm -rf build *.egg-info
 

@@ -1,4 +1,4 @@
-"""Recorded WebSocket sessions, one per game, and the recorder that makes them.
+"""Recorded WebSocket sessions, one per game (the recorder is ``tools.sessions``).
 
-See ``protocol/sessions/README.md``; ``python -m protocol.sessions`` regenerates them.
+See ``protocol/sessions/README.md``; ``python -m tools.sessions`` regenerates them.
 """

@@ -12,9 +12,9 @@ import msgpack
 import pytest
 
 from clients.python import GameCopy
-from protocol.sessions.record import FORMAT, record
 from server.rules import GAME_NAMES
 from server.testing import serve
+from tools.sessions.record import FORMAT, record
 
 SESSIONS = Path(__file__).resolve().parents[2] / "protocol" / "sessions"
 
@@ -103,5 +103,5 @@ async def test_recording_again_gives_the_same_session(redis_url: str, game: str)
     async with serve(redis_url) as base_url:
         fresh = await record(base_url, game)
     assert canonical(fresh) == canonical(load(game)), (
-        "the server's messages changed: run `python -m protocol.sessions` and review the diff"
+        "the server's messages changed: run `python -m tools.sessions` and review the diff"
     )

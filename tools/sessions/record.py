@@ -26,7 +26,7 @@ from clients.python import GameCopy
 from server.rules import UNDO, Game, Move, Timeline, new_game
 
 FORMAT = "solitaire-session/1"
-DIRECTORY = Path(__file__).resolve().parent
+DIRECTORY = Path(__file__).resolve().parents[2] / "protocol" / "sessions"
 #: Bound on each wait for a frame or an answer, in seconds.
 WAIT = 10.0
 #: Moves per session (both WebSocket and REST ones, the final resign not counted).

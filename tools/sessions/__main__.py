@@ -1,4 +1,4 @@
-"""``python -m protocol.sessions``: record the five sessions into ``protocol/sessions/``.
+"""``python -m tools.sessions``: record the five sessions into ``protocol/sessions/``.
 
 Starts its own ``redis-server`` on a free loopback port (or uses ``--redis-url``, whose
 database it flushes first) and the server in-process, then records one session per game.
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import redis
 
-from protocol.sessions.record import DIRECTORY, record, write
 from server.rules import GAME_NAMES
 from server.testing import RedisProcess, serve
+from tools.sessions.record import DIRECTORY, record, write
 
 
 @contextlib.contextmanager
@@ -41,7 +41,7 @@ async def record_all(redis_url: str, directory: Path, games: list[str]) -> list[
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m protocol.sessions", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m tools.sessions", description=__doc__)
     parser.add_argument("--out", type=Path, default=DIRECTORY, help="directory to write to")
     parser.add_argument("--redis-url", help="a Redis to use (its database is FLUSHED)")
     parser.add_argument("games", nargs="*", choices=[[], *GAME_NAMES], default=[])

@@ -1,0 +1,1 @@
+"""Records ``protocol/sessions/``: ``python -m tools.sessions`` (see that folder's README)."""
