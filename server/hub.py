@@ -41,6 +41,9 @@ Listener = Callable[[str, Patch | None], None]
 LAYOUT_CHECK_INTERVAL = 5.0
 #: Longest wait before reconnecting a shard, in seconds.
 MAX_RECONNECT_DELAY = 2.0
+#: Longest wait, in seconds, for Redis to confirm a new subscription before the watcher
+#: reads the game (past it, a patch published meanwhile reaches the watcher by resync).
+SUBSCRIBE_CONFIRM_WAIT = 2.0
 
 
 @dataclass(eq=False)
@@ -53,6 +56,8 @@ class Shard:
     #: Connected and subscribed (None while connecting or after a failure).
     pubsub: Any = None
     task: asyncio.Task[None] | None = None
+    #: Channel -> future resolved when Redis confirms its SSUBSCRIBE.
+    confirming: dict[str, asyncio.Future[None]] = field(default_factory=dict)
 
 
 def channels_by_slot(game_ids: list[str]) -> list[list[str]]:
@@ -104,6 +109,7 @@ class Hub:
             shard = self._shard_of.pop(game_id, None)
             if shard is not None:
                 shard.games.discard(game_id)
+                shard.confirming.pop(store.channel(game_id), None)
                 if shard.pubsub is not None:
                     # On failure the reconnect subscribes to live games only.
                     with contextlib.suppress(RedisError, OSError):
@@ -111,20 +117,26 @@ class Hub:
 
     async def _attach(self, game_id: str) -> None:
         """Subscribe ``game_id`` on the shard owning its slot (now, or when that shard
-        connects, which then resyncs it)."""
-        name = self.nodes.owner(store.channel(game_id))
+        connects, which then resyncs it), and wait, briefly, until Redis confirms it: the
+        watcher reads the game after this, so no patch falls between the read and the
+        subscription."""
+        channel = store.channel(game_id)
+        name = self.nodes.owner(channel)
         shard = self._shards.get(name)
         if shard is None:
             shard = self._shards[name] = Shard(name, self.nodes.subscriber(name))
             shard.task = asyncio.create_task(self._run(shard), name=f"hub:{name}")
         shard.games.add(game_id)
         self._shard_of[game_id] = shard
+        confirmed = shard.confirming.setdefault(channel, asyncio.get_running_loop().create_future())
         if shard.pubsub is not None:
             try:
-                await shard.pubsub.ssubscribe(store.channel(game_id))
+                await shard.pubsub.ssubscribe(channel)
             except (RedisError, OSError) as error:
                 # The shard's own loop sees the broken connection and reroutes.
                 log.warning("subscribing %s on %s failed (%s)", game_id, name, error)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(confirmed), SUBSCRIBE_CONFIRM_WAIT)
 
     async def _run(self, shard: Shard) -> None:
         delay = 0.1
@@ -156,8 +168,9 @@ class Hub:
                 continue
             kind = message["type"]
             kind = kind.decode() if isinstance(kind, bytes) else kind
-            name = message["channel"]
-            game_id = store.game_id_of_channel(name.decode() if isinstance(name, bytes) else name)
+            channel = message["channel"]
+            channel = channel.decode() if isinstance(channel, bytes) else channel
+            game_id = store.game_id_of_channel(channel)
             if kind == "smessage":
                 frame = message["data"]
                 header = msgpack.unpackb(frame)
@@ -166,6 +179,10 @@ class Hub:
                 for listener in listeners:
                     listener(game_id, patch)
                 metrics.patches_fanned_out(len(listeners))
+            elif kind == "ssubscribe":
+                confirmed = shard.confirming.pop(channel, None)
+                if confirmed is not None and not confirmed.done():
+                    confirmed.set_result(None)
             elif kind == "sunsubscribe" and game_id in shard.games:
                 # Not asked for: Redis dropped the channel because its slot moved away.
                 await self._reroute()

@@ -4,7 +4,8 @@
 
     python -m server.audit FILE [--clairvoyance] [--json]
     python -m server.audit --game-id ID --redis-url URL [--secret S] [--clairvoyance] [--json]
-    python -m server.audit --leaderboard GAME DATE --redis-url URL [--secret S] [--json]
+    python -m server.audit --leaderboard GAME DATE --redis-url URL [--secret S]
+                           [--no-clairvoyance] [--json]
 
 ``FILE`` is a replay export (JSON, or msgpack when it is not JSON; ``-`` reads
 standard input).  Exit status: 0 when everything audited passed; 1 when the
@@ -13,7 +14,8 @@ no seed); 2 when every integrity passed but a fair-play signal fired; 3 on a
 usage, file or Redis error.  ``--redis-url`` defaults to ``$REDIS_URL``.  The secret is
 optional: a stored game keeps its seed; with it, a daily game's stored seed
 is also checked against that day's derivation.  ``--clairvoyance`` adds the
-``clairvoyance`` signal (seconds of CPU per game; the leaderboard audit always runs it).
+``clairvoyance`` signal (seconds of CPU per game); the leaderboard audit runs it unless
+``--no-clairvoyance`` asks for a quick integrity sweep of the board.
 """
 
 from __future__ import annotations
@@ -91,9 +93,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--clairvoyance",
-        action="store_true",
-        help="also look for the clairvoyance signal (needs the seed; seconds of CPU per game; "
-        "the leaderboard audit always does)",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="look for the clairvoyance signal (needs the seed; seconds of CPU per game); "
+        "default: on for --leaderboard, off otherwise",
     )
     parser.add_argument("--json", action="store_true", help="print the verdict(s) as JSON")
     args = parser.parse_args(argv)
@@ -106,6 +109,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"GAME is one of {', '.join(GAME_NAMES)}")
     if args.leaderboard and not DATE_PATTERN.fullmatch(args.leaderboard[1]):
         parser.error("DATE is a UTC day, YYYY-MM-DD")
+    if args.clairvoyance is None:
+        args.clairvoyance = args.leaderboard is not None
     return args
 
 
@@ -222,7 +227,12 @@ async def _with_service(args: argparse.Namespace) -> int:
             return exit_status([verdict])
         game, date = args.leaderboard
         results = await audit_leaderboard(
-            service, game, date, check_daily_seed=check_seed, progress=print_progress(sys.stderr)
+            service,
+            game,
+            date,
+            check_daily_seed=check_seed,
+            progress=print_progress(sys.stderr),
+            clairvoyance=args.clairvoyance,
         )
         if args.json:
             document = {

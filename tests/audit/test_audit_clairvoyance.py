@@ -29,6 +29,7 @@ from server.audit.clairvoyance import (
     fair_values,
     has_hidden_stock,
 )
+from server.audit.cli import describe
 from server.rules import PLAYING, Game, new_game
 from server.service import GameService
 from server.store import StoredGame
@@ -140,10 +141,12 @@ async def test_a_fair_game_has_decision_points_but_does_not_follow_the_stock(
 
 
 @slow
-async def test_the_servers_audit_of_one_game_runs_it_only_when_asked(
-    service: GameService, clock: FakeClock
+async def test_only_when_asked_the_server_and_the_command_line_flag_a_clairvoyant_game(
+    service: GameService, clock: FakeClock, tmp_path: Path
 ) -> None:
-    """A player's ``POST /v1/audit`` never asks: its verdict would tell an open day's deal."""
+    """A player's ``POST /v1/audit`` never asks: its verdict would tell an open day's deal.
+    The operator asks with ``clairvoyance=True`` or ``--clairvoyance``; both score the same
+    moves the same (each examination costs seconds, so one game serves both)."""
     cheat = await casual_game(service, clock, CLAIRVOYANT)
     assert signals(await audit_stored(service, cheat.id)) == set()
     flagged = await audit_stored(service, cheat.id, clairvoyance=True)
@@ -161,6 +164,21 @@ async def test_the_servers_audit_of_one_game_runs_it_only_when_asked(
     assert signal.version == evidence["clairvoyant_versions"][0]
     assert all(1 <= version <= MOVES for version in evidence["clairvoyant_versions"])
     assert "decision points" in signal.detail
+    text = describe(flagged)
+    assert "signal: clairvoyance" in text and "decision points" in text
+
+    export = await service.replay(cheat.id)  # a casual game over: its seed is in it
+    assert export["seed"] == CASUAL_SEED
+    path = tmp_path / "cheat.json"
+    path.write_text(json.dumps(export))
+    plain = await run_cli(str(path), "--json")
+    assert plain.returncode == 0, plain.stderr
+    assert json.loads(plain.stdout)["passed"] is True
+    asked = await run_cli(str(path), "--clairvoyance", "--json")
+    assert asked.returncode == 2, asked.stderr  # only a fair-play signal fired
+    verdict = json.loads(asked.stdout)
+    assert verdict["integrity"] == "pass" and signals(verdict) == {"clairvoyance"}
+    assert verdict["fair_play"][0]["evidence"] == evidence  # same moves, same score
 
 
 async def test_never_without_a_seed_nor_without_a_hidden_stock(
@@ -178,31 +196,3 @@ async def test_never_without_a_seed_nor_without_a_hidden_stock(
     found = examine("gloucestershire", "any-seed", [(1, "tableau[0]>tableau[1]")])
     assert found.positions == 0 and found.points == []
     assert clairvoyance not in EXPORT_SIGNALS
-
-
-@slow
-async def test_the_command_line_flag(
-    service: GameService, clock: FakeClock, tmp_path: Path
-) -> None:
-    cheat = await casual_game(service, clock, CLAIRVOYANT)
-    export = await service.replay(cheat.id)  # a casual game over: its seed is in it
-    assert export["seed"] == CASUAL_SEED
-    path = tmp_path / "cheat.json"
-    path.write_text(json.dumps(export))
-
-    plain = await run_cli(str(path), "--json")
-    assert plain.returncode == 0, plain.stderr
-    assert json.loads(plain.stdout)["passed"] is True
-
-    asked = await run_cli(str(path), "--clairvoyance", "--json")
-    assert asked.returncode == 2, asked.stderr  # only a fair-play signal fired
-    verdict = json.loads(asked.stdout)
-    assert verdict["integrity"] == "pass" and signals(verdict) == {"clairvoyance"}
-    entries = sorted(export["moves"], key=lambda entry: entry["version"])
-    signal = clairvoyance(export, entries)
-    assert signal is not None
-    assert verdict["fair_play"][0]["evidence"] == signal.evidence  # same input, same score
-
-    text = await run_cli(str(path), "--clairvoyance")
-    assert text.returncode == 2
-    assert "signal: clairvoyance" in text.stdout and "decision points" in text.stdout

@@ -24,7 +24,18 @@ from audit_helpers import (
 )
 from redis.asyncio import Redis
 
+from server.audit.cli import parse_args
 from server.service import GameService
+
+
+def test_the_clairvoyance_signal_is_on_by_default_for_a_leaderboard_only() -> None:
+    url = ["--redis-url", "redis://127.0.0.1:1/0"]
+    board = ["--leaderboard", "balcony", "2026-03-14", *url]
+    assert parse_args(board).clairvoyance is True
+    assert parse_args([*board, "--no-clairvoyance"]).clairvoyance is False
+    assert parse_args(["export.json"]).clairvoyance is False
+    assert parse_args(["export.json", "--clairvoyance"]).clairvoyance is True
+    assert parse_args(["--game-id", "g_x", *url]).clairvoyance is False
 
 
 async def export_of_a_game(service: GameService, clock: FakeClock) -> dict[str, Any]:
@@ -136,6 +147,7 @@ async def test_a_leaderboard(
         "--leaderboard",
         "empress_of_italy",
         date,
+        "--no-clairvoyance",  # the clairvoyance tests cover the signal (seconds per game)
         "--redis-url",
         redis_url,
         "--secret",
@@ -158,6 +170,7 @@ async def test_a_leaderboard(
         "--leaderboard",
         "empress_of_italy",
         date,
+        "--no-clairvoyance",  # the clairvoyance tests cover the signal (seconds per game)
         "--redis-url",
         redis_url,
         "--json",

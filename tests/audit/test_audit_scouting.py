@@ -38,6 +38,16 @@ ADDRESS = "a1" * 32
 INSTANCE = "b2" * 32
 
 
+#: The signal is not what these tests are about, and costs seconds per game (it has its own).
+BOARD_ARGS = ("--leaderboard", GAME, DAY, "--no-clairvoyance")
+
+
+async def board(service: GameService) -> dict[str, Any]:
+    """The leaderboard audit of the day, by player id."""
+    results = await audit_leaderboard(service, GAME, DAY, clairvoyance=False)
+    return {result.player_id: result for result in results}
+
+
 async def trace(redis: Redis, game_id: str, client: str, install: str) -> None:
     await redis.hset(game_key(game_id), mapping={"client_hash": client, "install_hash": install})
 
@@ -102,7 +112,7 @@ async def test_a_scout_and_the_account_it_scouted_for_are_linked(
 ) -> None:
     games = await day_of_scouting(service, clock, redis_client)
     assert len(await redis_client.hgetall(attempts_key(GAME, DAY))) == 6
-    results = {result.player_id: result for result in await audit_leaderboard(service, GAME, DAY)}
+    results = await board(service)
     cheat, scouted = games["cheat"], games["scout"]
     # Every attempt is on the board, the unfinished ones included (DAILY.md).
     assert set(results) == {
@@ -143,7 +153,7 @@ async def test_a_scout_and_the_account_it_scouted_for_are_linked(
 
     # Once the day has closed, the attempt still unfinished is abandoned.
     clock.now = daily.opens_ms(DAY) + daily.DAY_MS + 1
-    results = {result.player_id: result for result in await audit_leaderboard(service, GAME, DAY)}
+    results = await board(service)
     [signal] = signals_of(results[cheat.owner].verdict, "scouting_link")
     ended = {link["game_id"]: link["ended"] for link in signal.evidence["links"]}
     assert ended[games["busy"]] == "abandoned"
@@ -153,9 +163,7 @@ async def test_the_command_line_reports_the_links_and_exits_2(
     service: GameService, clock: FakeClock, redis_client: Redis, redis_url: str, redis_cluster: bool
 ) -> None:
     games = await day_of_scouting(service, clock, redis_client)
-    result = await run_cli(
-        "--leaderboard", GAME, DAY, "--redis-url", redis_url, cluster=redis_cluster
-    )
+    result = await run_cli(*BOARD_ARGS, "--redis-url", redis_url, cluster=redis_cluster)
     assert result.returncode == 2, result.stdout + result.stderr
     row = next(line for line in result.stdout.splitlines() if games["cheat"].id in line)
     assert "scouting_link" in row and " pass " in row and " yes " in row
@@ -163,9 +171,7 @@ async def test_the_command_line_reports_the_links_and_exits_2(
     assert " no " in untraced
     assert "6 audited: 2 passed, 0 failed integrity, 4 passed integrity with" in result.stdout
 
-    result = await run_cli(
-        "--leaderboard", GAME, DAY, "--redis-url", redis_url, "--json", cluster=redis_cluster
-    )
+    result = await run_cli(*BOARD_ARGS, "--redis-url", redis_url, "--json", cluster=redis_cluster)
     document = json.loads(result.stdout)
     assert (document["passed"], document["signals_only"]) == (2, 4)
     entry = next(e for e in document["entries"] if e["player_id"] == games["cheat"].owner)
@@ -175,9 +181,7 @@ async def test_the_command_line_reports_the_links_and_exits_2(
 
     # Tampering outranks signals: exit 1.
     await redis_client.hset(game_key(games["other"].id), "score", 99)
-    result = await run_cli(
-        "--leaderboard", GAME, DAY, "--redis-url", redis_url, cluster=redis_cluster
-    )
+    result = await run_cli(*BOARD_ARGS, "--redis-url", redis_url, cluster=redis_cluster)
     assert result.returncode == 1
 
 

@@ -314,7 +314,7 @@ async def test_the_leaderboard_audit_holds_unfinished_attempts_to_their_games(
             move = next(m for m in game["legal_moves"] if m.startswith("stock"))
             game = (await api.move(token, game["id"], move, version))["snapshot"]
     api.now = closes_ms(DAY) + MINUTE
-    results = await audit_leaderboard(service, "colorado", DAY)
+    results = await audit_leaderboard(service, "colorado", DAY, clairvoyance=False)
     assert [r.entry.status if r.entry else None for r in results] == ["playing", "playing"]
     assert all(r.verdict.integrity == "pass" for r in results), [r.to_dict() for r in results]
     # Both from this test's one address: a scouting link each way, and nothing else.
@@ -327,7 +327,7 @@ async def test_the_leaderboard_audit_holds_unfinished_attempts_to_their_games(
     forged = json.loads(await redis.hget(entries, player))
     forged["score"] += 5
     await redis.hset(entries, player, json.dumps(forged))
-    audited = await audit_leaderboard(service, "colorado", DAY)
+    audited = await audit_leaderboard(service, "colorado", DAY, clairvoyance=False)
     [failed] = [r for r in audited if r.verdict.integrity == "fail"]
     assert failed.player_id == player
     assert {f.check for f in failed.verdict.findings} >= {"leaderboard_mismatch"}

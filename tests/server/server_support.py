@@ -112,6 +112,14 @@ async def redis_client(redis_url: str, redis_cluster: bool) -> AsyncIterator[Red
         await client.aclose()
 
 
+async def all_keys(client: Any) -> list[bytes]:
+    """Every key, sorted, read on the primaries only: a cluster client sends ``KEYS`` to
+    every node by default, and a replica may lag behind its primary."""
+    if isinstance(client, RedisCluster):
+        return sorted(await client.keys("*", target_nodes=RedisCluster.PRIMARIES))
+    return sorted(await client.keys("*"))
+
+
 async def kill_pubsub_connections(client: Any) -> int:
     """Close every connection subscribed to a (shard) channel on the Redis (on each
     primary of a cluster), as a network failure would: how many.  By id: ``CLIENT KILL

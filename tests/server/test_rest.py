@@ -6,7 +6,7 @@ import random
 
 import msgpack
 import pytest
-from server_support import Api, bearer, error_code
+from server_support import Api, all_keys, bearer, error_code
 from starlette.routing import Route
 
 from server.app import ROUTES
@@ -198,7 +198,7 @@ async def test_not_acceptable(http, api: Api, redis_client) -> None:
     owner = await api.player()
     created = await api.create_game(owner, "balcony", "abc")
     html = {"Accept": "text/html"}
-    before = sorted(await redis_client.keys("*"))
+    before = await all_keys(redis_client)
 
     response = await http.get("/v1/games", headers=html)
     assert response.status_code == 406, response.text
@@ -223,7 +223,7 @@ async def test_not_acceptable(http, api: Api, redis_client) -> None:
     )
     assert response.status_code == 406
     assert error_code(response) == "not_acceptable"
-    assert sorted(await redis_client.keys("*")) == before
+    assert await all_keys(redis_client) == before
     assert (await api.get(created["id"]))["version"] == 0
 
 
