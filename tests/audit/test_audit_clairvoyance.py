@@ -1,7 +1,7 @@
 """The ``clairvoyance`` signal: a game played knowing the stock order is flagged, one played
 from the view alone is not; it needs the seed, and runs only when asked.
 
-Colorado games of 24 moves (then resigned), at human think times, played through the
+Colorado games of 16 moves (then resigned), at human think times, played through the
 service on the real Redis: one chooses at every position a move best with the real stock
 order (the audit's own clairvoyant valuation), the other the fair valuation's best with its
 own samples.  Their moves are computed once per deal (pure).
@@ -44,7 +44,7 @@ def redis_mode() -> str:
 
 
 GAME = "colorado"
-MOVES = 24
+MOVES = 16
 #: The searches take a few seconds per game on an idle core; a shared machine needs more.
 slow = pytest.mark.timeout(400)
 EVIDENCE_KEYS = {
