@@ -76,6 +76,9 @@ class ServerProcess:
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
+            # Its own process group, so kill() reaches the workers too: they hold the
+            # output pipe, and Python 3.11's Process.wait() waits for every pipe to close.
+            start_new_session=True,
         )
         self._reader = asyncio.create_task(self._read())
         loop = asyncio.get_running_loop()
@@ -106,7 +109,8 @@ class ServerProcess:
             try:
                 await asyncio.wait_for(process.wait(), timeout)
             except TimeoutError:
-                process.kill()
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
                 await asyncio.wait_for(process.wait(), WAIT)
                 raise AssertionError(f"no exit {timeout}s after {sig!r}: {self.output}") from None
         if self._reader is not None:
@@ -116,7 +120,8 @@ class ServerProcess:
 
     async def kill(self) -> None:
         if self.process is not None and self.process.returncode is None:
-            self.process.kill()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
             await asyncio.wait_for(self.process.wait(), WAIT)
         if self._reader is not None:
             with contextlib.suppress(Exception):
