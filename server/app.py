@@ -77,6 +77,24 @@ async def redrive_outboxes(service: GameService) -> None:
         await asyncio.sleep(REDRIVE_INTERVAL)
 
 
+#: Seconds between sweeps of the names of expired players (the first is at start).
+NAME_SWEEP_INTERVAL = 3600.0
+
+
+async def sweep_names(service: GameService) -> None:
+    """Release the display names of expired players, at start and then every
+    :data:`NAME_SWEEP_INTERVAL` (``protocol/REDIS.md``)."""
+    while True:
+        try:
+            released = await service.players.sweep_names()
+        except (RedisError, OSError) as error:
+            log.warning("sweeping names failed (%s); trying again later", error)
+        else:
+            if released:
+                log.info("released %d names of expired players", released)
+        await asyncio.sleep(NAME_SWEEP_INTERVAL)
+
+
 class NegotiateAccept:
     """Answers ``406 not_acceptable`` to a ``/v1`` request whose Accept allows neither
     JSON nor msgpack, before the route runs (so nothing is created or played)."""
@@ -272,6 +290,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
         app.state.hub = Hub(store.nodes)
         await app.state.hub.start()
         redrive = asyncio.create_task(redrive_outboxes(service), name="outbox")
+        names = asyncio.create_task(sweep_names(service), name="names")
         app.state.dailies.start()
         try:
             yield
@@ -279,6 +298,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
             await app.state.dailies.stop()
             app.state.hint_pool.stop()
             await stop_task(redrive)
+            await stop_task(names)
             await app.state.hub.stop()
             await app.state.limits.stop()
             app.state.audit_pool.stop()

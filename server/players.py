@@ -30,6 +30,8 @@ from server.errors import ApiError
 from server.rules import GAME_NAMES
 
 NAMES_KEY = "names"
+#: Entries of ``names`` read per step of :meth:`Players.sweep_names`.
+SWEEP_BATCH = 500
 NAME_MIN, NAME_MAX = 3, 24
 #: Games listed per player (the newest).
 HISTORY_SIZE = 1000
@@ -164,6 +166,26 @@ class Players:
             await pipe.execute()
         if old is not None and (name is None or folded(old) != folded(name)):
             await self._swap(keys=[NAMES_KEY], args=[folded(old), player_id, ""])
+
+    async def sweep_names(self) -> int:
+        """Release every name whose holder's record has expired: how many.  A claim
+        takes such a name anyway; the sweep keeps ``names`` from growing with every player
+        that ever took a name.  A holder whose record lives keeps its entry, even mid-way
+        through a rename (claims sort that case out)."""
+        released = 0
+        cursor = 0
+        while True:
+            cursor, batch = await self.redis.hscan(NAMES_KEY, cursor, count=SWEEP_BATCH)
+            entries = [(key.decode(), holder.decode()) for key, holder in batch.items()]
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for _, holder in entries:
+                    pipe.exists(player_key(holder))
+                alive = await pipe.execute()
+            for (key, holder), exists in zip(entries, alive, strict=True):
+                if not exists:
+                    released += await self._swap(keys=[NAMES_KEY], args=[key, holder, ""])
+            if cursor == 0:
+                return released
 
     async def _claim(self, player_id: str, key: str) -> None:
         for _ in range(3):  # a race with another claim of a stale name: look again

@@ -88,6 +88,18 @@ async def test_a_name_whose_player_expired_can_be_claimed(http, redis_client) ->
     assert await redis_client.hget("names", "ghost") == heir.player_id.encode()
 
 
+async def test_the_sweep_releases_only_the_names_of_expired_players(
+    http, redis_client, server: RunningServer
+) -> None:
+    kept = await named(http, "Keeper")
+    gone = await named(http, "Leaver")
+    await redis_client.delete(f"player:{{{gone.player_id}}}")
+    players = server.app.state.service.players
+    assert await players.sweep_names() == 1
+    assert await redis_client.hgetall("names") == {b"keeper": kept.player_id.encode()}
+    assert await players.sweep_names() == 0
+
+
 async def test_leaderboard_entries_carry_the_players_names(
     http, api: Api, server: RunningServer
 ) -> None:
