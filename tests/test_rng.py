@@ -19,7 +19,7 @@ from protocol.rng import (
     shuffled_deck,
     validate_seed,
 )
-from protocol.vectors import VECTORS_PATH, build_rng_vectors, dumps
+from tools.vectors import VECTORS_PATH, build_rng_vectors, dumps
 
 SEED_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-"
 seeds = st.text(alphabet=SEED_CHARS, min_size=1, max_size=128)

@@ -1,13 +1,13 @@
 """protocol/vectors.json is exactly what the code derives, and the protocol docs hold.
 
 * The whole file is re-derived (``rng`` and ``deals`` parts) and compared byte for byte;
-  ``python -m protocol.vectors --check`` says the same.
+  ``python -m tools.vectors --check`` says the same.
 * The deals are re-derived from ``protocol/DEALS.md`` by an independent implementation that
   shares no code with the rules engine (only the shuffle of ``protocol/rng.py``).
 * Views follow ``protocol/VIEW.md``, state hashes ``protocol/STATE.md``, and every playout
   replays from its ops as ``protocol/DIFF.md`` §5 says, on the view and on the full table.
 
-When the rules engine changes on purpose, regenerate: ``.venv/bin/python -m protocol.vectors``.
+When the rules engine changes on purpose, regenerate: ``.venv/bin/python -m tools.vectors``.
 """
 
 from __future__ import annotations
@@ -25,16 +25,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol import vectors as vectors_module
 from protocol.cards import card_text
 from protocol.rng import shuffled_deck
-from protocol.vectors import VECTORS_PATH, build_vectors, dumps
 from server.rules import GAME_NAMES, new_game
 from server.rules.vectors import build_deal_vectors
+from tools import vectors as vectors_module
+from tools.vectors import VECTORS_PATH, build_vectors, dumps
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTOCOL = ROOT / "protocol"
-REGENERATE = "run `.venv/bin/python -m protocol.vectors` to regenerate protocol/vectors.json"
+REGENERATE = "run `.venv/bin/python -m tools.vectors` to regenerate protocol/vectors.json"
 
 RANK_TEXT = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 DECKS = {"empress_of_italy": 4, "colorado": 2, "gloucestershire": 2, "matrimony": 2, "balcony": 1}
@@ -81,10 +81,10 @@ def test_check_flag_rejects_stale_or_missing_files(tmp_path: Path) -> None:
 
 def test_regeneration_is_one_command(tmp_path: Path) -> None:
     target = tmp_path / "vectors.json"
-    command = [sys.executable, "-m", "protocol.vectors", "--output", str(target)]
+    command = [sys.executable, "-m", "tools.vectors", "--output", str(target)]
     subprocess.run(command, cwd=ROOT, check=True, capture_output=True, timeout=60)
     check = subprocess.run(
-        [sys.executable, "-m", "protocol.vectors", "--check"],
+        [sys.executable, "-m", "tools.vectors", "--check"],
         cwd=ROOT,
         capture_output=True,
         timeout=60,

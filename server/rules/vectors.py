@@ -1,9 +1,9 @@
 """The ``"deals"`` part of ``protocol/vectors.json``: deals and short playouts of each game.
 
-:func:`build_deal_vectors` is called by ``python -m protocol.vectors``, which writes the
+:func:`build_deal_vectors` is called by ``python -m tools.vectors``, which writes the
 whole file. Everything here comes from the rules engine as it is now, so whenever the
 engine's behaviour changes the file must be regenerated with that one command (and
-``python -m protocol.vectors --check`` tells whether it is up to date).
+``python -m tools.vectors --check`` tells whether it is up to date).
 
 Shape (see ``protocol/DEALS.md``, ``VIEW.md``, ``DIFF.md`` and ``STATE.md``)::
 

@@ -1,4 +1,7 @@
-"""Test vectors for every implementation of the protocol, written to ``protocol/vectors.json``.
+"""Writes ``protocol/vectors.json``, the test vectors for every implementation of the protocol.
+
+It lives in ``tools/`` because it needs both :mod:`protocol` and the rules engine
+(``protocol/`` imports nothing from ``server/``).
 
 The file has three top-level keys:
 
@@ -6,8 +9,7 @@ The file has three top-level keys:
 * ``"rng"``: built by :func:`build_rng_vectors` (this module) from :mod:`protocol.rng`.
 * ``"deals"``: built by ``server.rules.vectors.build_deal_vectors()`` (the rules engine).
 
-Regenerate with ``python -m protocol.vectors`` (both parts; fails if the rules engine's
-``build_deal_vectors`` cannot be imported) or ``python -m protocol.vectors --rng-only``.
+Regenerate with ``python -m tools.vectors`` (``--check``: exit 1 if the file is out of date).
 The JSON is written with ``indent=1`` and sorted keys so that diffs stay reviewable.
 """
 
@@ -21,9 +23,10 @@ from typing import Any
 
 from protocol.cards import card_text
 from protocol.rng import SeedRng, shuffled_deck
+from server.rules.vectors import build_deal_vectors
 
 FORMAT = 1
-VECTORS_PATH = Path(__file__).with_name("vectors.json")
+VECTORS_PATH = Path(__file__).resolve().parent.parent / "protocol" / "vectors.json"
 
 RNG_SEEDS: tuple[str, ...] = (
     "abc",
@@ -75,18 +78,9 @@ def build_rng_vectors() -> dict[str, Any]:
     return {"seeds": seeds}
 
 
-def build_vectors(*, rng_only: bool = False) -> dict[str, Any]:
-    """The whole ``vectors.json`` document.
-
-    Without ``rng_only`` the ``"deals"`` part comes from the rules engine; an
-    :class:`ImportError` propagates if it is not available.
-    """
-    doc: dict[str, Any] = {"format": FORMAT, "rng": build_rng_vectors()}
-    if not rng_only:
-        from server.rules.vectors import build_deal_vectors
-
-        doc["deals"] = build_deal_vectors()
-    return doc
+def build_vectors() -> dict[str, Any]:
+    """The whole ``vectors.json`` document."""
+    return {"format": FORMAT, "rng": build_rng_vectors(), "deals": build_deal_vectors()}
 
 
 def dumps(doc: dict[str, Any]) -> str:
@@ -96,10 +90,7 @@ def dumps(doc: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m protocol.vectors", description="Write protocol/vectors.json."
-    )
-    parser.add_argument(
-        "--rng-only", action="store_true", help="write only the rng part (no rules engine)"
+        prog="python -m tools.vectors", description="Write protocol/vectors.json."
     )
     parser.add_argument(
         "--output", type=Path, default=VECTORS_PATH, help="where to write (default: %(default)s)"
@@ -110,16 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         help="do not write; exit 1 if the file differs from what would be written",
     )
     args = parser.parse_args(argv)
-    try:
-        doc = build_vectors(rng_only=args.rng_only)
-    except ImportError as exc:
-        print(
-            f"error: cannot import server.rules.vectors.build_deal_vectors ({exc}); "
-            "use --rng-only to write only the rng part",
-            file=sys.stderr,
-        )
-        return 2
-    text = dumps(doc)
+    text = dumps(build_vectors())
     if args.check:
         current = args.output.read_text(encoding="utf-8") if args.output.exists() else None
         if current != text:
