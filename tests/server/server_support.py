@@ -112,12 +112,20 @@ async def redis_client(redis_url: str, redis_cluster: bool) -> AsyncIterator[Red
         await client.aclose()
 
 
+#: Keys of the background daily selection (``server.dailies``), which may run at any time
+#: (every instance sharing the test Redis looks again every few minutes): no request's.
+SELECTION_KEYS = (b"daily-lock:", b"daily-choice:")
+
+
 async def all_keys(client: Any) -> list[bytes]:
-    """Every key, sorted, read on the primaries only: a cluster client sends ``KEYS`` to
-    every node by default, and a replica may lag behind its primary."""
+    """Every key but the daily selection's, sorted, read on the primaries only: a cluster
+    client sends ``KEYS`` to every node by default, and a replica may lag behind its
+    primary."""
     if isinstance(client, RedisCluster):
-        return sorted(await client.keys("*", target_nodes=RedisCluster.PRIMARIES))
-    return sorted(await client.keys("*"))
+        keys = await client.keys("*", target_nodes=RedisCluster.PRIMARIES)
+    else:
+        keys = await client.keys("*")
+    return sorted(key for key in keys if not key.startswith(SELECTION_KEYS))
 
 
 async def kill_pubsub_connections(client: Any) -> int:
