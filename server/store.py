@@ -113,7 +113,8 @@ return 1
 # KEYS: game, log, patches, move_ids (the game key is also the patch channel)
 # ARGV[1]: one msgpack map (:meth:`Store.apply_move` packs it; one value to encode and
 # send instead of seventeen): v expected version, h expected chain head, st state, m move
-# text, t server time, sh state hash, c chain link, ttl, p patch frame, o origin; and only
+# text, t server time, sh state hash, c chain link, ttl, p patch frame, o origin, ph patch
+# history (how many patches are kept); and only
 # when there is one: id move id, ct client time, s status and sc score (when they change),
 # f true (the move finishes the game), ob outbox (the board entry this move calls for,
 # written with it).  Times travel as strings: Lua numbers are doubles.
@@ -148,12 +149,12 @@ redis.call('XADD', KEYS[2], '*', 'version', version, 'move', a.m, 'move_id', a.i
            'client_time', a.ct or '', 'server_time', a.t, 'state_hash', a.sh,
            'chain', a.c)
 redis.call('ZADD', KEYS[3], version, a.p)
-redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -PATCH_HISTORY - 1)
+redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -a.ph - 1)
 if a.id then redis.call('HSET', KEYS[4], a.id, version) end
 for i = 1, 4 do redis.call('EXPIRE', KEYS[i], a.ttl) end
 redis.call('SPUBLISH', KEYS[1], a.o .. a.p)
 return {'ok', version}
-""".replace("PATCH_HISTORY", str(PATCH_HISTORY))
+"""
 
 
 # KEYS: game.  ARGV: the outbox value drained.  Deletes it only if no later move
@@ -400,6 +401,7 @@ class Store:
             "ttl": time_to_live(ranked, finished),
             "p": patch,
             "o": origin,
+            "ph": PATCH_HISTORY,
         }
         optional = {
             "id": move_id or None,
