@@ -205,7 +205,7 @@ async def test_nobody_but_its_player_reads_an_open_days_ranked_game(
         reply = await owners_socket.move(game_id, "resign", version, "end")
         assert reply["type"] == "accepted"
         await owners_socket.recv_matching(
-            lambda m: m["type"] == "patch" and m["to"] == version + 1, "the resign patch"
+            lambda m: m["type"] == "patch" and m["v"] == version + 1, "the resign patch"
         )
         for socket in watchers:
             assert await socket.ping() == []
@@ -235,7 +235,7 @@ async def test_nobody_but_its_player_reads_an_open_days_ranked_game(
         spectator = await connect()
         await spectator.subscribe(game_id, version=0)
         patches = [await spectator.recv("patch") for _ in range(version + 1)]
-        assert [patch["to"] for patch in patches] == list(range(1, version + 2))
+        assert [patch["v"] for patch in patches] == list(range(1, version + 2))
         assert card_texts(patches) and set(card_texts(patches)) <= cards
 
 

@@ -37,15 +37,15 @@ def check_frame(message: dict, states: dict[int, Game]) -> None:
         assert "stock" not in snapshot["view"] or isinstance(snapshot["view"]["stock"], dict)
         version = snapshot["version"]
     elif kind == "patch":
-        version = message["to"]
-        before, after = states[message["from"]], states[version]
+        version = message["v"]
+        before, after = states[version - 1], states[version]
         stock = list(before.table().get("stock", []))
-        for op in message["ops"]:
-            if op["op"] == "move" and op["from"] == "stock":
-                assert op["card"] == stock.pop(), op
-            elif op["op"] == "reveal":
+        for op in message["o"]:
+            if op[0] == "m" and op[1] == "s":
+                assert op[3] == stock.pop(), op
+            elif op[0] == "r":
                 top = after.table()["stock"]
-                assert op["card"] == (top[-1] if top else None), op
+                assert op[1] == (top[-1] if top else None), op
         assert stock == after.table().get("stock", stock), "stock changed beyond the ops"
     elif kind == "accepted":
         version = message["version"]
@@ -101,7 +101,7 @@ async def test_no_face_down_card_is_ever_sent(
     for client in (ws, spectator):
         for expected in range(version):
             patch = await client.recv("patch")
-            assert (patch["from"], patch["to"]) == (expected, expected + 1)
+            assert patch["v"] == expected + 1
             views[client] = apply_patch(views[client], patch)
         assert views[client] == game.view()
         await client.subscribe(game_id)
