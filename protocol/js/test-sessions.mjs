@@ -1,6 +1,6 @@
 // Replays the recorded WebSocket sessions of protocol/sessions/*.json (format in
 // protocol/sessions/README.md): every frame's hex must decode to its message, and a client
-// copy driven by the server frames, with applyOps of view.mjs, must hold the recorded state
+// copy driven by the server frames, with applyPatch of view.mjs, must hold the recorded state
 // after each frame that changed it (and keep it after the others).
 // Run: node --test protocol/js/test-sessions.mjs
 
@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { decodeHex } from './msgpack-lite.mjs';
-import { applyOps, scoreOf } from './view.mjs';
+import { applyPatch, scoreOf } from './view.mjs';
 
 const SESSIONS = join(dirname(fileURLToPath(import.meta.url)), '..', 'sessions');
 const GAMES = ['empress_of_italy', 'colorado', 'gloucestershire', 'matrimony', 'balcony'];
@@ -44,6 +44,16 @@ class ClientCopy {
     for (const version of [...this.later.keys()]) if (version <= this.version) this.later.delete(version);
   }
 
+  onPatch(patch) {
+    if (this.version === null || patch.v <= this.version) return; // already have it
+    assert.equal(patch.v, this.version + 1, 'a gap: the client would re-subscribe');
+    const view = applyPatch(clone(this.view), patch);
+    Object.assign(this, { view, version: patch.v, status: patch.s ?? this.status, score: scoreOf(view) });
+    this.legal_moves = this.later.get(this.version) ?? null;
+    if (this.legal_moves === null && this.role === 'owner' && this.status !== 'playing') this.legal_moves = [];
+    this.forgetOld();
+  }
+
   onMessage(message) {
     switch (message.type) {
       case 'subscribed':
@@ -57,21 +67,14 @@ class ClientCopy {
         this.forgetOld();
         break;
       }
-      case 'patch': {
-        if (this.version === null || message.to <= this.version) break; // already have it
-        assert.equal(message.from, this.version, 'a gap: the client would re-subscribe');
-        const view = applyOps(clone(this.view), message.ops, message.move);
-        if ('redeals_left' in message) assert.equal(view.redeals_left, message.redeals_left);
-        assert.equal(scoreOf(view), message.score, 'the score is the cards on the foundations');
-        Object.assign(this, { view, version: message.to, status: message.status, score: message.score });
-        this.legal_moves = this.later.get(this.version) ?? null;
-        if (this.legal_moves === null && this.role === 'owner' && this.status !== 'playing') this.legal_moves = [];
-        this.forgetOld();
+      case 'patch':
+        this.onPatch(message);
         break;
-      }
       case 'accepted':
-        // `version` is the game's version now (a duplicate's move produced the earlier
-        // `applied_version`); the legal moves are those at `version`.
+        // The accepted carries the move's patch (none for a duplicate). `version` is the
+        // game's version now (a duplicate's move produced the earlier `applied_version`);
+        // the legal moves are those at `version`.
+        if (message.patch !== null) this.onPatch(message.patch);
         this.learnLegalMoves(message.version, message.legal_moves);
         break;
       default:
@@ -111,7 +114,7 @@ for (const file of files) {
         replies.set(message.move_id, replies.get(message.move_id) + 1);
       }
       const before = copy.state();
-      if (message.game_id === '<game_id>') copy.onMessage(message);
+      if ((message.type === 'patch' ? message.g : message.game_id) === '<game_id>') copy.onMessage(message);
       if ('state' in event) {
         assert.deepEqual(copy.state(), event.state, `${where}: wrong client state`);
         assert.notDeepEqual(event.state, before, `${where}: a state that did not change`);

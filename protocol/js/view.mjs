@@ -123,3 +123,40 @@ export function applyOps(state, ops, move) {
   }
   return state;
 }
+
+const PILE_KINDS = { f: 'foundation', t: 'tableau', r: 'reserve', s: 'stock', w: 'waste', b: 'bouquet' };
+const PILE_CODE = /^(?:([ft])(0|[1-9][0-9]?)|([rswb]))$/;
+
+/** The pile address ("tableau[3]") of a compact pile code ("t3") of protocol v2 (WEBSOCKET.md). */
+export function pileAddress(code) {
+  const match = typeof code === 'string' ? PILE_CODE.exec(code) : null;
+  if (!match) throw new OutOfSync(`not a pile code: ${JSON.stringify(code)}`);
+  return match[3] ? PILE_KINDS[match[3]] : `${PILE_KINDS[match[1]]}[${match[2]}]`;
+}
+
+/** The ops of DIFF.md §3 from a patch's compact ops (["m", from, to, card], ["r", card], ["s", pile, cards]). */
+export function expandOps(ops) {
+  return ops.map((op) => {
+    switch (Array.isArray(op) ? op[0] : null) {
+      case 'm':
+        return { op: 'move', from: pileAddress(op[1]), to: pileAddress(op[2]), card: op[3] };
+      case 'r':
+        return { op: 'reveal', pile: 'stock', card: op[1] };
+      case 's':
+        return { op: 'set', pile: pileAddress(op[1]), cards: op[2] };
+      default:
+        throw new OutOfSync(`unknown op ${JSON.stringify(op)}`);
+    }
+  });
+}
+
+/**
+ * Apply a compact patch of protocol v2 (a `patch` message, or the `patch` of an `accepted`:
+ * `m`, `o`, and `r` when Matrimony's redeals_left changes) to a view, in place; returns it.
+ * The version check (v must be the view's version + 1) is the caller's.
+ */
+export function applyPatch(state, patch) {
+  applyOps(state, expandOps(patch.o), patch.m);
+  if ('r' in patch) state.redeals_left = patch.r; // the authority (a redeal, or its undo)
+  return state;
+}

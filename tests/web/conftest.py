@@ -67,7 +67,7 @@ WS_CONTROL = """
   window.WebSocket = class extends Native {
     constructor(url, protocols) {
       // Refused: the same origin (the page's CSP allows no other), a path with no socket.
-      super(control.allow ? url : String(url).replace('/v1/ws', '/v1/ws-refused'), protocols);
+      super(control.allow ? url : String(url).replace('/v2/ws', '/v2/ws-refused'), protocols);
       control.sockets.push(this);
     }
     send(data) {

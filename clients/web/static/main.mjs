@@ -27,7 +27,7 @@ import {
   renderTable,
   updateHints,
 } from './render.mjs';
-import { OutOfSync, applyOps, cardsAt, clone, parseAddress, parseMove } from './view.mjs';
+import { OutOfSync, applyOps, cardsAt, clone, longPatch, parseAddress, parseMove, scoreOf } from './view.mjs';
 
 const TOKEN_KEY = 'patience.player';
 const SETTINGS_KEY = 'patience.settings';
@@ -516,6 +516,7 @@ function onSnapshot(message) {
   scheduleAutoPlay();
 }
 
+/** A patch (in the long form of `longPatch`): a `patch` frame's, or our `accepted`'s. */
 function onPatch(message) {
   if (state.view === null) return;
   if (message.to <= state.version) return; // already have it
@@ -545,8 +546,8 @@ function onPatch(message) {
     if (message.move === 'undo') state.undoable = Math.max(state.undoable - 1, 0);
     else if (message.move !== 'resign') state.undoable += 1;
   }
-  state.status = message.status;
-  state.score = message.score;
+  if (message.status !== undefined) state.status = message.status; // sent when it changes
+  state.score = scoreOf(view);
   if (state.startedAt === null) state.startedAt = Date.now();
   if (state.status !== 'playing' && state.endedAt === null) state.endedAt = Date.now();
   keepSelection();
@@ -564,6 +565,7 @@ function onPatch(message) {
 function onAccepted(message) {
   if (state.pending && state.pending.move_id === message.move_id) state.pending = null;
   if (message.game_id !== state.gameId) return;
+  if (message.patch) onPatch(longPatch(message.patch)); // our move's patch: none comes apart
   if (message.duplicate) {
     scheduleResubscribe(); // legal moves may not be those of our version: ask again
   } else {
@@ -619,7 +621,7 @@ const HANDLERS = {
   authenticated: () => {},
   subscribed: onSubscribed,
   snapshot: (m) => m.game_id === state.gameId && onSnapshot(m),
-  patch: (m) => m.game_id === state.gameId && onPatch(m),
+  patch: (m) => m.g === state.gameId && onPatch(longPatch(m)),
   accepted: onAccepted,
   rejected: onRejected,
   unsubscribed: () => {},

@@ -46,7 +46,7 @@ export async function rest(method, path, { token, body } = {}) {
 /** The WebSocket URL of this page's server. */
 export function socketUrl() {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  return `${scheme}//${location.host}/v1/ws`;
+  return `${scheme}//${location.host}/v2/ws`;
 }
 
 const BACKOFF_FIRST_MS = 300;

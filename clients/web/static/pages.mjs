@@ -7,7 +7,7 @@ import { decode, encode } from '/static/vendor/msgpack/index.mjs';
 import { ApiError, rest, socketUrl } from './net.mjs';
 import { formatClock } from './panels.mjs';
 import { GAME_TITLES, cardName, pileName, renderTable } from './render.mjs';
-import { OutOfSync, applyOps, clone, parseMove } from './view.mjs';
+import { OutOfSync, applyOps, clone, longPatch, parseMove } from './view.mjs';
 
 const $ = (testid) => document.querySelector(`[data-testid="${testid}"]`);
 const HISTORY_PAGE = 20;
@@ -232,13 +232,14 @@ function fetchPatches(gameId, token, from) {
     };
     ws.onmessage = (event) => {
       const message = decode(new Uint8Array(event.data));
-      if (message.game_id !== undefined && message.game_id !== gameId) return;
+      const game = message.type === 'patch' ? message.g : message.game_id;
+      if (game !== undefined && game !== gameId) return;
       if (message.type === 'subscribed') {
         target = message.version;
         if (target === from) done(patches);
       } else if (message.type === 'patch') {
-        patches.push(message);
-        if (message.to === target) done(patches);
+        patches.push(longPatch(message));
+        if (message.v === target) done(patches);
       } else if (message.type === 'snapshot' || message.type === 'error') {
         done(null); // too far back: the server sends the table as it is instead
       }

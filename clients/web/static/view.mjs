@@ -132,3 +132,54 @@ export function cardLabel(card) {
   const info = cardInfo(card);
   return info ? info.rank + info.symbol : String(card);
 }
+
+// -- protocol v2's compact patches (protocol/WEBSOCKET.md) ---------------------------------
+
+const PILE_KINDS = { f: 'foundation', t: 'tableau', r: 'reserve', s: 'stock', w: 'waste', b: 'bouquet' };
+const PILE_CODE = /^(?:([ft])(0|[1-9][0-9]?)|([rswb]))$/;
+
+/** The pile address ("tableau[3]") of a compact pile code ("t3"). */
+export function pileAddress(code) {
+  const match = typeof code === 'string' ? PILE_CODE.exec(code) : null;
+  if (!match) throw new OutOfSync(`not a pile code: ${JSON.stringify(code)}`);
+  return match[3] ? PILE_KINDS[match[3]] : `${PILE_KINDS[match[1]]}[${match[2]}]`;
+}
+
+/** A patch's compact move ("t3>f0", "deal") in the normal form ("tableau[3]>foundation[0]"). */
+export function moveText(move) {
+  const [from, to] = move.split('>');
+  return to === undefined ? move : `${pileAddress(from)}>${pileAddress(to)}`;
+}
+
+/** The ops of DIFF.md §3 from compact ops (["m", from, to, card], ["r", card], ["s", pile, cards]). */
+export function expandOps(ops) {
+  return ops.map((op) => {
+    switch (Array.isArray(op) ? op[0] : null) {
+      case 'm':
+        return { op: 'move', from: pileAddress(op[1]), to: pileAddress(op[2]), card: op[3] };
+      case 'r':
+        return { op: 'reveal', pile: 'stock', card: op[1] };
+      case 's':
+        return { op: 'set', pile: pileAddress(op[1]), cards: op[2] };
+      default:
+        throw new OutOfSync(`unknown op ${JSON.stringify(op)}`);
+    }
+  });
+}
+
+/**
+ * A compact patch (a `patch` frame, or an `accepted`'s `patch`) in the long form this client
+ * draws from: {from, to, move, ops, status (undefined: unchanged), redeals_left (undefined:
+ * unchanged)}. The score is not sent: it is the cards on the foundations.
+ */
+export function longPatch(patch) {
+  return {
+    from: patch.v - 1,
+    to: patch.v,
+    move: moveText(patch.m),
+    ops: expandOps(patch.o),
+    status: patch.s,
+    redeals_left: patch.r,
+  };
+}
+
