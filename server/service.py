@@ -57,8 +57,16 @@ def new_game_id() -> str:
     return "g_" + secrets.token_urlsafe(12)
 
 
-def snapshot(stored: StoredGame, game: Game, viewer: str | None) -> dict[str, Any]:
-    """A game's full client state; ``legal_moves`` only for its owner."""
+def owner_moves(stored: StoredGame, game: Game, now: int) -> list[Move]:
+    """The moves its owner may make at ``now`` (Unix ms): none in a ranked attempt whose day
+    has closed, as every move there is refused with ``daily_closed``."""
+    if stored.daily and daily.is_closed(stored.daily, now):
+        return []
+    return game.legal_moves()
+
+
+def snapshot(stored: StoredGame, game: Game, viewer: str | None, now: int) -> dict[str, Any]:
+    """A game's full client state at ``now``; ``legal_moves`` only for its owner."""
     owner = viewer == stored.owner
     return {
         "id": stored.id,
@@ -67,7 +75,7 @@ def snapshot(stored: StoredGame, game: Game, viewer: str | None) -> dict[str, An
         "status": game.status,
         "score": game.score,
         "view": game.view(),
-        "legal_moves": game.legal_moves() if owner else None,
+        "legal_moves": owner_moves(stored, game, now) if owner else None,
         "daily": stored.daily or None,
         "assisted": stored.assisted,
     }
@@ -237,7 +245,7 @@ class GameService:
         except InvalidSeed as error:
             raise ApiError("invalid_seed", str(error)) from None
         stored, game = await self._deal(new_game_id(), owner, name, seed)
-        return snapshot(stored, game, owner)
+        return snapshot(stored, game, owner, self.clock())
 
     async def closed_daily_seed(self, name: str, date: str) -> str:
         """The seed of a day's challenge once the day has closed (it is public then)."""
@@ -353,7 +361,7 @@ class GameService:
             stored_game = await self.store.load(existing)
             if stored_game is not None:
                 await self.drain_outbox(existing)  # in case a start stopped short
-                return snapshot(stored_game, load_game(stored_game.state), player_id)
+                return snapshot(stored_game, load_game(stored_game.state), player_id, self.clock())
             # The indexed game is gone (it expired, or an older server lost it): start anew.
         elif self.ranked_min_account_age:
             await self._check_account_age(player_id, now)
@@ -376,7 +384,7 @@ class GameService:
         )
         await self.store.index_daily_attempt(name, date, player_id, stored.id)
         await self.drain_outbox(stored.id)
-        return snapshot(stored, game, player_id)
+        return snapshot(stored, game, player_id, self.clock())
 
     async def _check_account_age(self, player_id: str, now: int) -> None:
         created_at = await self.store.player_created_at(player_id, now)
@@ -476,7 +484,7 @@ class GameService:
 
     async def snapshot(self, game_id: object, viewer: str | None) -> dict[str, Any]:
         stored = await self.readable(game_id, viewer)
-        return snapshot(stored, load_game(stored.state), viewer)
+        return snapshot(stored, load_game(stored.state), viewer, self.clock())
 
     async def play(
         self,

@@ -21,7 +21,7 @@ from server.hub import Hub, Patch
 from server.limits import Credits, Limiter, client_address
 from server.patches import normal_move
 from server.rules import load_game
-from server.service import GameService
+from server.service import GameService, owner_moves
 from server.store import ORIGIN_BYTES
 
 log = logging.getLogger("server.ws")
@@ -238,7 +238,11 @@ class Connection:
         subscription = Subscription(game_id, role)
         self.subscriptions[game_id] = subscription
         await self.hub.add(game_id, self.on_patch)
-        legal_moves = load_game(stored.state).legal_moves() if role == "owner" else None
+        legal_moves = (
+            owner_moves(stored, load_game(stored.state), self.service.clock())
+            if role == "owner"
+            else None
+        )
         self.send(
             {
                 "type": "subscribed",

@@ -140,6 +140,9 @@ async def test_an_attempt_started_at_2359_takes_no_move_after_the_close(
     error = await api.error(409, "POST", f"/v1/games/{game['id']}/moves", token, json=resign)
     assert error["code"] == "daily_closed"
     assert int(await redis.hget(game_key(game["id"]), "version")) == version
+    # Its owner is offered no move any more.
+    closed = await api.call("GET", f"/v1/games/{game['id']}", token)
+    assert closed["status"] == "playing" and closed["legal_moves"] == []
     # A move sent before the close and re-sent after it (its answer was lost) is told so.
     sent["version"] = version - 1
     again = await api.call("POST", f"/v1/games/{game['id']}/moves", token, json=sent)

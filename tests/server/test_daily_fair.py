@@ -253,6 +253,8 @@ async def test_the_close_ends_play_on_the_websocket(served: RunningServer, clock
         assert reply["type"] == "rejected" and reply["code"] == "daily_closed", reply
         assert reply["closes"] == closes_ms(DAY)
         assert await ws.ping() == []
+        subscribed = await ws.subscribe(game["id"])
+        assert subscribed["role"] == "owner" and subscribed["legal_moves"] == [], subscribed
 
 
 # -- finding 4: a daily start is all or nothing, and a retry converges ---------------------
