@@ -15,8 +15,8 @@ import httpx
 
 from server.testing import serve
 
-#: Cases per operation and generation phase: about 1,000 in all over the operations.
-MAX_EXAMPLES = 40
+#: Cases per operation and generation phase: about 2,100 in all over the operations.
+MAX_EXAMPLES = 80
 SEED = 20261201
 #: Bound on the whole run, in seconds (under a minute on two cores, even busy ones).
 RUN_TIMEOUT = 420
