@@ -1,12 +1,13 @@
 // The web client's view.mjs applies every playout of protocol/vectors.json exactly as the
 // protocol says (DIFF.md §5): run with `node --test` by tests/web/test_view_ops.py.
-// The deals come from the JavaScript reference (protocol/js); the client itself deals nothing.
+// The deals come from the TypeScript SDK (clients/ts, built by scripts/install); the client
+// itself deals nothing.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { dealView } from '../../protocol/js/view.mjs';
+import { dealView } from '../../clients/ts/dist/index.js';
 import { OutOfSync, applyOps, cardLabel, parseMove, scoreOf } from '../../clients/web/static/view.mjs';
 
 const vectors = JSON.parse(readFileSync(new URL('../../protocol/vectors.json', import.meta.url)));
