@@ -36,7 +36,7 @@ from server.openapi import openapi_document
 from server.redisconn import connect, stop_task
 from server.service import GameService
 from server.store import Store
-from server.ws import websocket_endpoint
+from server.ws import retired_endpoint, websocket_endpoint
 
 log = logging.getLogger("server")
 
@@ -244,7 +244,8 @@ ROUTES: list[Any] = [
     Route("/v1/leaderboards/{game}/{date}", rest.get_leaderboard, methods=["GET"]),
     Route("/v1/leaderboards/{game}/{date}/me", rest.get_my_rank, methods=["GET"]),
     Route("/v1/audit", rest.post_audit, methods=["POST"]),
-    WebSocketRoute("/v1/ws", websocket_endpoint),
+    WebSocketRoute("/v2/ws", websocket_endpoint),
+    WebSocketRoute("/v1/ws", retired_endpoint),
     # The web client (clients/web). Directories that are missing (node_modules before
     # `npm ci`) answer 404 rather than stop the server.
     WebPage("/", WEB_ROOT / "index.html"),

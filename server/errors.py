@@ -56,6 +56,7 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
         "that day's deal is still being chosen (never on a request): retry after the delay",
     ),
     "too_many_errors": (400, "the connection broke the protocol too often and is closed"),
+    "protocol_retired": (410, "this WebSocket protocol version is retired"),
     "store_unavailable": (503, "Redis cannot be reached; retry later"),
     "not_replicated": (
         503,

@@ -2,7 +2,8 @@
 
 The move script publishes each patch with ``SPUBLISH`` on the game's shard
 channel, in the same atomic step that stores it, so patches arrive in version
-order.  On a Redis Cluster only the primary owning the game's slot carries
+order; in front of the patch goes its origin (``store.ORIGIN_BYTES``): the tag
+of the socket that made the move, whose ``accepted`` carries the patch already.  On a Redis Cluster only the primary owning the game's slot carries
 that channel, so the hub keeps one pub/sub connection per primary (a *shard*)
 and subscribes each watched game on the shard its slot maps to (on a
 standalone Redis there is one shard).
@@ -33,8 +34,9 @@ from server.redisconn import RedisNodes, stop_task
 
 log = logging.getLogger("server.hub")
 
-#: A published patch: (from version, to version, the msgpack frame as published).
-Patch = tuple[int, int, bytes]
+#: A published patch: (from version, to version, the msgpack frame to send, its origin:
+#: the tag of the socket whose move it is, ``store.NO_ORIGIN`` for none).
+Patch = tuple[int, int, bytes, bytes]
 #: Called with (game_id, patch) for each patch, or (game_id, None) to resync.
 Listener = Callable[[str, Patch | None], None]
 #: Seconds between checks that every game is subscribed on the shard owning it (cluster).
@@ -172,9 +174,10 @@ class Hub:
             channel = channel.decode() if isinstance(channel, bytes) else channel
             game_id = store.game_id_of_channel(channel)
             if kind == "smessage":
-                frame = message["data"]
-                header = msgpack.unpackb(frame)
-                patch = (header["from"], header["to"], frame)
+                data = message["data"]
+                origin, frame = data[: store.ORIGIN_BYTES], data[store.ORIGIN_BYTES :]
+                version = msgpack.unpackb(frame)["v"]
+                patch = (version - 1, version, frame, origin)
                 listeners = list(self._listeners.get(game_id, ()))
                 for listener in listeners:
                     listener(game_id, patch)

@@ -535,7 +535,7 @@ def openapi_document() -> dict[str, Any]:
         "info": {
             "title": "Solitaire game server",
             "version": "1",
-            "description": "REST half of the protocol; the WebSocket /v1/ws is in "
+            "description": "REST half of the protocol; the WebSocket /v2/ws is in "
             "protocol/WEBSOCKET.md. Every route accepts and returns application/json "
             "or application/msgpack (Content-Type / Accept).",
         },

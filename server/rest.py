@@ -8,7 +8,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from server import metrics
+from server import metrics, patches
 from server.audit import AUDIT_BODY_BYTES, FORMAT, audit, audit_stored
 from server.audit.core import STATUSES
 from server.auth import bearer_token
@@ -332,7 +332,7 @@ async def post_move(request: Request) -> Response:
     move_id = body.get("move_id")
     game_id = request.path_params["id"]
     service = service_of(request)
-    reply, patch, _ = await service.play(
+    reply, patch, game = await service.play(
         game_id,
         player_id,
         body["move"],
@@ -341,7 +341,9 @@ async def post_move(request: Request) -> Response:
         client_time=body.get("client_time"),
     )
     snapshot = await service.snapshot(game_id, player_id)
-    answer = {"snapshot": snapshot, "patch": patch, **reply}
+    # REST answers the v1 patch form (the WebSocket sends the compact one).
+    v1_patch = None if patch is None else patches.expand(patch, game)
+    answer = {"snapshot": snapshot, "patch": v1_patch, **reply}
     return respond(request, answer)
 
 

@@ -34,7 +34,8 @@ from server.rules import (
     new_game,
     undo_logged,
 )
-from server.store import RANKED_TTL, Store, StoredGame
+from server.patches import compact_patch
+from server.store import NO_ORIGIN, RANKED_TTL, Store, StoredGame
 
 REPLAY_FORMAT = "solitaire-replay/1"
 
@@ -70,25 +71,6 @@ def snapshot(stored: StoredGame, game: Game, viewer: str | None) -> dict[str, An
         "daily": stored.daily or None,
         "assisted": stored.assisted,
     }
-
-
-def patch_message(
-    game_id: str, version: int, move: str, ops: list[dict[str, Any]], game: Game
-) -> dict[str, Any]:
-    """The ``patch`` pushed to every subscriber (``protocol/WEBSOCKET.md``)."""
-    message = {
-        "type": "patch",
-        "game_id": game_id,
-        "from": version,
-        "to": version + 1,
-        "move": move,
-        "ops": ops,
-        "status": game.status,
-        "score": game.score,
-    }
-    if game.redeals_left is not None:
-        message["redeals_left"] = game.redeals_left
-    return message
 
 
 def daily_game_id(secret: bytes, name: str, date: str, player_id: str) -> str:
@@ -504,11 +486,14 @@ class GameService:
         version: int,
         move_id: str = "",
         client_time: int | None = None,
+        origin: bytes = NO_ORIGIN,
     ) -> tuple[dict[str, Any], dict[str, Any] | None, Game]:
         """Apply ``move`` made against ``version``: ``(reply, patch, game)``.
 
-        ``reply`` is ``{"version", "applied_version", "duplicate"}``; ``patch`` is
-        None for a duplicate move id.  Raises ``stale``, ``illegal_move`` and the rest.
+        ``reply`` is ``{"version", "applied_version", "duplicate"}``; ``patch`` is the
+        compact patch message (``server.patches``), None for a duplicate move id; it is
+        published with ``origin`` (the socket that made the move).  Raises ``stale``,
+        ``illegal_move`` and the rest.
         """
         if client_time is not None and not 0 <= client_time <= MAX_CLIENT_TIME:
             # Unix ms; unbounded JSON integers would make the log unencodable as msgpack.
@@ -518,7 +503,7 @@ class GameService:
         for cached in (True, False):
             stored, game = await self._take(game_id, version, cached)
             played = await self._play_on(
-                stored, game, player_id, move, version, move_id, client_time
+                stored, game, player_id, move, version, move_id, client_time, origin
             )
             if played is not None:
                 return played
@@ -538,6 +523,7 @@ class GameService:
         version: int,
         move_id: str,
         client_time: int | None,
+        origin: bytes,
     ) -> tuple[dict[str, Any], dict[str, Any] | None, Game] | None:
         """:meth:`play` on ``stored`` and ``game`` (taken from the cache); None when the
         store refused it as ``diverged`` (``stored`` is not what the store holds)."""
@@ -565,7 +551,7 @@ class GameService:
                 f"the game is at version {stored.version}, not {version}",
                 version=stored.version,
             )
-        score_before = game.score
+        score_before, status_before, redeals_before = game.score, game.status, game.redeals_left
         if move == UNDO and stored.ranked:
             self._put(stored, game)
             raise ApiError(
@@ -593,11 +579,11 @@ class GameService:
             raise ApiError(
                 code, error.reason, reason_code=error.code, version=stored.version
             ) from None
-        patch = patch_message(game_id, version, str(move), ops, game)
+        patch = compact_patch(game_id, version, str(move), ops, game, status_before, redeals_before)
         now = self.clock()
         state = game.to_bytes()
         state_hash = game.state_hash()
-        link = chain.next_link(stored.chain_head, version + 1, patch["move"], now, state_hash)
+        link = chain.next_link(stored.chain_head, version + 1, str(move), now, state_hash)
         new = dataclasses.replace(
             stored,
             version=version + 1,
@@ -618,10 +604,11 @@ class GameService:
             expected_version=version,
             move_id=move_id,
             state=state,
-            status=game.status,
-            score=game.score,
+            status=game.status if game.status != status_before else None,
+            score=game.score if game.score != score_before else None,
             patch=pack(patch),
-            move=patch["move"],
+            origin=origin,
+            move=str(move),
             client_time=client_time,
             server_time=now,
             state_hash=state_hash,

@@ -37,12 +37,18 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+import msgpack
 from redis.exceptions import NoScriptError, ResponseError
 
 from server.config import PLAYER_IDLE_TTL
 from server.players import Players, player_key
 from server.redisconn import RedisNodes
 
+#: Length of the origin tag published in front of each patch: which socket made the move
+#: (so that its worker does not send it the patch its ``accepted`` carried already).
+ORIGIN_BYTES = 16
+#: The origin of a move no socket made (REST).
+NO_ORIGIN = bytes(ORIGIN_BYTES)
 #: Patches kept per game for resync; an older gap gets a full snapshot.
 PATCH_HISTORY = 200
 #: A game nobody moves in for this long expires (seconds).
@@ -104,42 +110,49 @@ redis.call('EXPIRE', KEYS[1], ARGV[1])
 return 1
 """
 
-# KEYS: game, log, patches, move_ids
-# ARGV: expected version, move id ('' = none), state, status, score, patch,
-#       move text, client time ('' = none), server time, state hash, patch history,
-#       channel, ttl, chain link, finished ('1' or '0'), expected chain head,
-#       outbox ('' = none: the board entry this move calls for, written with it)
+# KEYS: game, log, patches, move_ids (the game key is also the patch channel)
+# ARGV[1]: one msgpack map (:meth:`Store.apply_move` packs it; one value to encode and
+# send instead of seventeen): v expected version, h expected chain head, st state, m move
+# text, t server time, sh state hash, c chain link, ttl, p patch frame, o origin, ph patch
+# history (how many patches are kept); and only
+# when there is one: id move id, ct client time, s status and sc score (when they change),
+# f true (the move finishes the game), ob outbox (the board entry this move calls for,
+# written with it).  Times travel as strings: Lua numbers are doubles.
 # A duplicate rewrites its move id's entry, so that a WAIT after it (durability 'replica')
 # waits for everything written before, the original move included.
 # 'diverged': the version is the expected one but the chain head is not, so the state
 # the move was computed on is not the stored one (the keys were restored or rewritten).
+# The patch is published with its origin in front (ORIGIN_BYTES), stored without it.
 MOVE_SCRIPT = """
+local a = cmsgpack.unpack(ARGV[1])
 local record = redis.call('HMGET', KEYS[1], 'version', 'chain_head')
 local current = tonumber(record[1])
 if not current then return {'missing', 0} end
-if ARGV[2] ~= '' then
-  local seen = redis.call('HGET', KEYS[4], ARGV[2])
+if a.id then
+  local seen = redis.call('HGET', KEYS[4], a.id)
   if seen then
-    redis.call('HSET', KEYS[4], ARGV[2], seen)
+    redis.call('HSET', KEYS[4], a.id, seen)
     return {'duplicate', tonumber(seen)}
   end
 end
-if current ~= tonumber(ARGV[1]) then return {'stale', current} end
-if record[2] ~= ARGV[16] then return {'diverged', current} end
+if current ~= a.v then return {'stale', current} end
+if record[2] ~= a.h then return {'diverged', current} end
 local version = current + 1
-redis.call('HSET', KEYS[1], 'version', version, 'state', ARGV[3], 'status', ARGV[4],
-           'score', ARGV[5], 'updated_at', ARGV[9], 'chain_head', ARGV[14])
-if ARGV[15] == '1' then redis.call('HSET', KEYS[1], 'finished_at', ARGV[9]) end
-if ARGV[17] ~= '' then redis.call('HSET', KEYS[1], 'outbox', ARGV[17]) end
+redis.call('HSET', KEYS[1], 'version', version, 'state', a.st, 'updated_at', a.t,
+           'chain_head', a.c)
+if a.s then redis.call('HSET', KEYS[1], 'status', a.s) end
+if a.sc then redis.call('HSET', KEYS[1], 'score', a.sc) end
+if a.f then redis.call('HSET', KEYS[1], 'finished_at', a.t) end
+if a.ob then redis.call('HSET', KEYS[1], 'outbox', a.ob) end
 redis.call('HINCRBY', KEYS[1], 'moves', 1)
-redis.call('XADD', KEYS[2], '*', 'version', version, 'move', ARGV[7], 'move_id', ARGV[2],
-           'client_time', ARGV[8], 'server_time', ARGV[9], 'state_hash', ARGV[10],
-           'chain', ARGV[14])
-redis.call('ZADD', KEYS[3], version, ARGV[6])
-redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -tonumber(ARGV[11]) - 1)
-if ARGV[2] ~= '' then redis.call('HSET', KEYS[4], ARGV[2], version) end
-for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[13]) end
-redis.call('SPUBLISH', ARGV[12], ARGV[6])
+redis.call('XADD', KEYS[2], '*', 'version', version, 'move', a.m, 'move_id', a.id or '',
+           'client_time', a.ct or '', 'server_time', a.t, 'state_hash', a.sh,
+           'chain', a.c)
+redis.call('ZADD', KEYS[3], version, a.p)
+redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -a.ph - 1)
+if a.id then redis.call('HSET', KEYS[4], a.id, version) end
+for i = 1, 4 do redis.call('EXPIRE', KEYS[i], a.ttl) end
+redis.call('SPUBLISH', KEYS[1], a.o .. a.p)
 return {'ok', version}
 """
 
@@ -357,9 +370,10 @@ class Store:
         expected_version: int,
         move_id: str,
         state: bytes,
-        status: str,
-        score: int,
+        status: str | None,
+        score: int | None,
         patch: bytes,
+        origin: bytes,
         move: str,
         client_time: int | None,
         server_time: int,
@@ -371,28 +385,37 @@ class Store:
         outbox: str = "",
     ) -> MoveResult:
         """Compare-and-set: store the move only if the version is still ``expected_version``
-        and the chain head still ``expected_head`` (the state the move was computed on)."""
-        args = [
-            expected_version,
-            move_id,
-            state,
-            status,
-            score,
-            patch,
-            move,
-            "" if client_time is None else client_time,
-            server_time,
-            state_hash,
-            PATCH_HISTORY,
-            channel(game_id),
-            time_to_live(ranked, finished),
-            chain,
-            "1" if finished else "0",
-            expected_head,
-            outbox,
-        ]
+        and the chain head still ``expected_head`` (the state the move was computed on).
+        ``status`` and ``score``: None when the move leaves them as they were; ``origin``
+        (:data:`ORIGIN_BYTES`) goes in front of the published patch."""
+        if len(origin) != ORIGIN_BYTES:
+            raise ValueError(f"an origin is {ORIGIN_BYTES} bytes")
+        args: dict[str, Any] = {
+            "v": expected_version,
+            "h": expected_head,
+            "st": state,
+            "m": move,
+            "t": str(server_time),
+            "sh": state_hash,
+            "c": chain,
+            "ttl": time_to_live(ranked, finished),
+            "p": patch,
+            "o": origin,
+            "ph": PATCH_HISTORY,
+        }
+        optional = {
+            "id": move_id or None,
+            "ct": None if client_time is None else str(client_time),
+            "s": status,
+            "sc": score,
+            "f": True if finished else None,
+            "ob": outbox or None,
+        }
+        args.update((name, value) for name, value in optional.items() if value is not None)
         keys = game_keys(game_id)
-        command = ("EVALSHA", self._move_sha, len(keys), *keys, *args)
+        # Bytes as msgpack str, not bin: the cmsgpack of Redis's Lua reads no bin type.
+        packed = msgpack.packb(args, use_bin_type=False)
+        command = ("EVALSHA", self._move_sha, len(keys), *keys, packed)
         if self.durable:
             (outcome, version), replicated = await self._write_and_wait(
                 keys[0], command, MOVE_SCRIPT

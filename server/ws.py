@@ -1,10 +1,12 @@
-"""The WebSocket endpoint ``/v1/ws``: msgpack frames (``protocol/WEBSOCKET.md``)."""
+"""The WebSocket endpoint ``/v2/ws``: msgpack frames (``protocol/WEBSOCKET.md``, version 2);
+``/v1/ws`` only tells its clients that it is retired."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
+import secrets
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,8 +19,10 @@ from server.codec import check_fields, pack, unpack
 from server.errors import ApiError
 from server.hub import Hub, Patch
 from server.limits import Credits, Limiter, client_address
+from server.patches import normal_move
 from server.rules import load_game
 from server.service import GameService
+from server.store import ORIGIN_BYTES
 
 log = logging.getLogger("server.ws")
 
@@ -43,6 +47,10 @@ RESYNC_FIRST_DELAY = 0.05
 RESYNC_PATIENCE = 15.0
 CLOSE_POLICY_VIOLATION = 1008
 CLOSE_TRY_AGAIN_LATER = 1013
+#: How long an ``accepted`` waits for the patches before it to reach this worker (another
+#: tab moved just before; its patch is still on its way from Redis), in seconds, polled.
+CATCH_UP_WAIT = 1.0
+CATCH_UP_POLL = 0.002
 
 MOVE_FIELDS: dict[str, Any] = {
     "type": str,
@@ -57,9 +65,16 @@ MOVE_FIELDS: dict[str, Any] = {
 class Subscription:
     game_id: str
     role: str
-    #: Version the client has; None while a resync is running.
+    #: Version the client has once the frames queued for it are sent; None while a resync
+    #: is running.
     version: int | None = None
     pending: list[tuple[int, int, bytes]] = field(default_factory=list)
+    #: The version of this socket's own move whose patch came back from Redis before its
+    #: ``accepted`` went out (the ``accepted`` carries it), and that patch's frame.
+    awaiting: int | None = None
+    own_frame: bytes = b""
+    #: Frames of later versions, held until that ``accepted`` is sent.
+    held: list[bytes] = field(default_factory=list)
 
 
 class Connection:
@@ -86,6 +101,10 @@ class Connection:
         self.protocol_errors = 0
         self.closing: int | None = None
         self.tasks: set[asyncio.Task[None]] = set()
+        #: Published in front of this socket's moves' patches: which patch is its own.
+        self.tag = secrets.token_bytes(ORIGIN_BYTES)
+        #: The game of the move being played (a socket plays one at a time), else None.
+        self.moving: str | None = None
 
     # -- sending ------------------------------------------------------------
 
@@ -246,27 +265,77 @@ class Connection:
         if not 1 <= len(message["move_id"]) <= 64:
             raise ApiError("invalid_field", "move_id is 1-64 characters", field="move_id")
         await self.limiter.take([("address_moves", self.address), ("player_moves", self.player_id)])
-        reply, _, game = await self.service.play(
-            message["game_id"],
-            self.player_id,
-            message["move"],
-            message["version"],
-            move_id=message["move_id"],
-            client_time=message.get("client_time"),
-        )
-        self.send(
-            {
-                "type": "accepted",
-                "move_id": message["move_id"],
-                "game_id": message["game_id"],
-                "version": reply["version"],
-                "applied_version": reply["applied_version"],
-                "duplicate": reply["duplicate"],
-                "status": game.status,
-                "score": game.score,
-                "legal_moves": game.legal_moves(),
-            }
-        )
+        game_id = message["game_id"]
+        self.moving = game_id
+        try:
+            reply, patch, game = await self.service.play(
+                game_id,
+                self.player_id,
+                normal_move(message["move"]),
+                message["version"],
+                move_id=message["move_id"],
+                client_time=message.get("client_time"),
+                origin=self.tag,
+            )
+        except BaseException:
+            self.moving = None
+            self.release_own(game_id)  # stored but not accepted: its patch goes as a patch
+            raise
+        self.moving = None
+        accepted = {
+            "type": "accepted",
+            "move_id": message["move_id"],
+            "game_id": game_id,
+            "version": reply["version"],
+            "applied_version": reply["applied_version"],
+            "duplicate": reply["duplicate"],
+            "status": game.status,
+            "score": game.score,
+            "legal_moves": game.legal_moves(),
+            "patch": None if patch is None else {k: v for k, v in patch.items() if k != "type"},
+        }
+        if patch is None:
+            self.send(accepted)
+        else:
+            await self.send_accepted(game_id, reply["version"], accepted)
+
+    async def send_accepted(self, game_id: str, version: int, accepted: dict[str, Any]) -> None:
+        """Send ``accepted`` (which carries the patch to ``version``) in its place in the
+        game's stream of patches to this socket: after version - 1, before version + 1."""
+        subscription = self.subscriptions.get(game_id)
+        waited = 0.0
+        while (
+            subscription is not None
+            and subscription.awaiting is None
+            and (subscription.version is None or subscription.version < version - 1)
+            and waited < CATCH_UP_WAIT
+        ):
+            await asyncio.sleep(CATCH_UP_POLL)  # a patch before this one is on its way
+            waited += CATCH_UP_POLL
+            subscription = self.subscriptions.get(game_id)
+        self.send(accepted)
+        if subscription is None:
+            return
+        if subscription.awaiting == version:
+            subscription.awaiting, subscription.own_frame = None, b""
+            for frame in subscription.held:
+                self.send(frame)
+            subscription.held = []
+        elif subscription.version == version - 1:
+            subscription.version = version
+        elif subscription.version is not None and subscription.version < version - 1:
+            self.spawn_resync(subscription)  # the patches before it never came
+
+    def release_own(self, game_id: str) -> None:
+        """The socket's move failed after it was stored (say ``not_replicated``): send its
+        patch, held for the ``accepted`` that will not come, and the frames after it."""
+        subscription = self.subscriptions.get(game_id)
+        if subscription is None or subscription.awaiting is None:
+            return
+        self.send(subscription.own_frame)
+        for frame in subscription.held:
+            self.send(frame)
+        subscription.awaiting, subscription.own_frame, subscription.held = None, b"", []
 
     # -- patches ------------------------------------------------------------
 
@@ -279,21 +348,29 @@ class Connection:
             if subscription.version is not None:
                 self.spawn_resync(subscription)
             return
-        start, end, frame = patch
+        start, end, frame, origin = patch
         if subscription.version is None:
             subscription.pending.append((start, end, frame))
         elif end <= subscription.version:
             return
-        elif start == subscription.version:
+        elif start != subscription.version:
+            self.spawn_resync(subscription)
+        elif origin == self.tag and self.moving == game_id:
+            # This socket's move, its ``accepted`` not sent yet: that carries the patch.
+            subscription.version = subscription.awaiting = end
+            subscription.own_frame = frame
+        elif subscription.awaiting is not None:
+            subscription.version = end
+            subscription.held.append(frame)
+        else:
             subscription.version = end
             self.send(frame)
-        else:
-            self.spawn_resync(subscription)
 
     async def resync(self, subscription: Subscription, version: int | None) -> None:
         """Bring the client from ``version`` to now: missed patches or a snapshot."""
         subscription.version = None
         subscription.pending = []
+        subscription.awaiting, subscription.own_frame, subscription.held = None, b"", []
         patches = await self.service.resync(subscription.game_id, version)
         snapshot = None
         if patches is None:
@@ -360,6 +437,17 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
         await serve(Connection(websocket, state.service, state.hub, limiter, address))
     finally:
         await limiter.disconnect(connection_id)
+
+
+async def retired_endpoint(websocket: WebSocket) -> None:
+    """``/v1/ws``: retired (its patches were the long form); tells the client where to go."""
+    await websocket.accept()
+    retired = ApiError("protocol_retired", "WebSocket protocol v1 is retired: use /v2/ws")
+    with contextlib.suppress(Exception):
+        await websocket.send_bytes(
+            pack({"type": "error", "in_reply_to": None, "game_id": None, **retired.body()})
+        )
+        await websocket.close(CLOSE_POLICY_VIOLATION)
 
 
 async def serve(connection: Connection) -> None:

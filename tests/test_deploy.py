@@ -511,8 +511,17 @@ def test_nginx_proxies_every_request_to_the_server_service(
     assert resolvers and resolvers[0][0] == "127.0.0.11", resolvers
 
 
-def test_nginx_passes_websocket_upgrades_on_v1_ws() -> None:
-    ws = location("/v1/ws")
+def test_nginx_upgrades_the_retired_v1_ws_so_its_clients_read_why() -> None:
+    retired = location("/v1/ws")
+    (version,) = effective("proxy_http_version", retired)
+    assert version.args == ("1.1",)
+    sent = headers(retired)
+    assert sent.get("upgrade") == "$http_upgrade"
+    assert sent.get("connection") == headers(location("/v2/ws")).get("connection")
+
+
+def test_nginx_passes_websocket_upgrades_on_v2_ws() -> None:
+    ws = location("/v2/ws")
     (version,) = effective("proxy_http_version", ws)
     assert version.args == ("1.1",)
     sent = headers(ws)
@@ -533,7 +542,7 @@ def test_nginx_passes_websocket_upgrades_on_v1_ws() -> None:
 
 
 def test_nginx_forwards_client_headers_everywhere() -> None:
-    for path in ("/v1/ws", "/healthz", "/"):
+    for path in ("/v2/ws", "/v1/ws", "/healthz", "/"):
         sent = headers(location(path))
         assert sent.get("host") == "$host", (path, sent)
         assert sent.get("x-forwarded-for") == "$proxy_add_x_forwarded_for", (path, sent)

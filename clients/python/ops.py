@@ -11,6 +11,46 @@ from clients.python.errors import OutOfSync
 _ADDRESS = re.compile(r"(foundation|tableau)\[(0|[1-9][0-9]?)\]|(reserve|stock|waste|bouquet)")
 
 
+#: Compact pile codes of protocol v2 (``WEBSOCKET.md``): ``t3``, ``f0``, ``s``...
+_CODE = re.compile(r"([ft])(0|[1-9][0-9]?)|([rswb])")
+_KINDS = {
+    "f": "foundation",
+    "t": "tableau",
+    "r": "reserve",
+    "s": "stock",
+    "w": "waste",
+    "b": "bouquet",
+}
+
+
+def pile_address(code: Any) -> str:
+    """The pile address (``tableau[3]``) of a compact pile code (``t3``)."""
+    match = _CODE.fullmatch(code) if isinstance(code, str) else None
+    if match is None:
+        raise OutOfSync(f"not a pile code: {code!r}")
+    if match.group(3):
+        return _KINDS[match.group(3)]
+    return f"{_KINDS[match.group(1)]}[{match.group(2)}]"
+
+
+def expand_ops(ops: list[Any]) -> list[dict[str, Any]]:
+    """The ops of a compact patch (``["m", from, to, card]``, ``["r", card]``,
+    ``["s", pile, cards]``) in the form :func:`apply_ops` takes (``DIFF.md`` §3)."""
+    expanded: list[dict[str, Any]] = []
+    for op in ops:
+        kind = op[0] if isinstance(op, list) and op else None
+        if kind == "m" and len(op) == 4:
+            source, target = pile_address(op[1]), pile_address(op[2])
+            expanded.append({"op": "move", "from": source, "to": target, "card": op[3]})
+        elif kind == "r" and len(op) == 2:
+            expanded.append({"op": "reveal", "pile": "stock", "card": op[1]})
+        elif kind == "s" and len(op) == 3 and isinstance(op[2], list):
+            expanded.append({"op": "set", "pile": pile_address(op[1]), "cards": op[2]})
+        else:
+            raise OutOfSync(f"unknown op {op!r}: this client is out of date")
+    return expanded
+
+
 def pile_at(view: dict[str, Any], address: Any) -> list[str]:
     """The pile (a list of card texts, bottom first) at a pile address of ``view``."""
     match = _ADDRESS.fullmatch(address) if isinstance(address, str) else None

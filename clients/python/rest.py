@@ -194,9 +194,9 @@ class Client:
 
     @property
     def ws_url(self) -> str:
-        """The WebSocket address of the server (``ws://…/v1/ws``)."""
+        """The WebSocket address of the server (``ws://…/v2/ws``)."""
         scheme, rest = self.base_url.split("://", 1)
-        return f"{'wss' if scheme == 'https' else 'ws'}://{rest}/v1/ws"
+        return f"{'wss' if scheme == 'https' else 'ws'}://{rest}/v2/ws"
 
     def connection(self, **options: Any) -> Connection:
         """A :class:`Connection` to this server with this client's token (not yet open:

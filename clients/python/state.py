@@ -13,7 +13,7 @@ import copy
 from typing import Any
 
 from clients.python.errors import OutOfSync
-from clients.python.ops import apply_ops
+from clients.python.ops import apply_ops, expand_ops, score_of
 
 
 class Gap(OutOfSync):
@@ -91,6 +91,8 @@ class GameCopy:
         elif kind == "patch":
             self.on_patch(message)
         elif kind == "accepted":
+            if message.get("patch") is not None:
+                self.on_patch(message["patch"])
             self.on_accepted(message)
         return self.state() != before
 
@@ -110,24 +112,24 @@ class GameCopy:
         self.daily = snapshot.get("daily")
         self._forget_old_legal_moves()
 
-    def on_patch(self, message: dict[str, Any]) -> bool:
-        """Apply a patch; False when it is one the copy already has (ignored)."""
+    def on_patch(self, patch: dict[str, Any]) -> bool:
+        """Apply a compact patch (a ``patch`` message, or the ``patch`` of an ``accepted``:
+        ``v``, ``m``, ``o``, and ``s``, ``r`` when they change); False when it is one the
+        copy already has (ignored)."""
         if self.version is None or self.view is None:
             return False  # a snapshot is on its way
-        if message["to"] <= self.version:
+        version = patch["v"]
+        if version <= self.version:
             return False
-        if message["from"] != self.version:
-            raise Gap(f"patch {message['from']}->{message['to']} on version {self.version}")
-        view = apply_ops(self.view, message["ops"], message["move"])
-        if "redeals_left" in message and view.get("redeals_left") != message["redeals_left"]:
-            raise OutOfSync(
-                f"redeals_left is {view.get('redeals_left')}, "
-                f"the patch says {message['redeals_left']}"
-            )
+        if version != self.version + 1:
+            raise Gap(f"patch to {version} on version {self.version}")
+        view = apply_ops(self.view, expand_ops(patch["o"]), patch["m"])
+        if "r" in patch:  # the authority on Matrimony's redeals (a redeal, or its undo)
+            view["redeals_left"] = patch["r"]
         self.view = view
-        self.version = message["to"]
-        self.status = message["status"]
-        self.score = message["score"]
+        self.version = version
+        self.status = patch.get("s", self.status)
+        self.score = score_of(view)
         self.legal_moves = self._legal_later.pop(self.version, None)
         if self.legal_moves is None and self.is_owner and self.status != "playing":
             self.legal_moves = []

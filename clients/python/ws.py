@@ -76,7 +76,7 @@ def unpack(data: bytes) -> Any:
 class Connection:
     """A self-healing WebSocket connection to the game server.
 
-    ``url`` is the ``ws://…/v1/ws`` address; ``token`` (from ``POST /v1/players``) is
+    ``url`` is the ``ws://…/v2/ws`` address; ``token`` (from ``POST /v1/players``) is
     needed to move, not to watch.  ``timeout`` bounds every wait (seconds).
     ``on_update(update)`` is called for every :class:`Update`; ``on_frame(direction,
     data)`` sees every frame's bytes (``"send"``/``"recv"``), for logging or recording.
@@ -398,7 +398,7 @@ class Connection:
 
     def _handle(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
-        game_id = message.get("game_id")
+        game_id = message.get("g") if kind == "patch" else message.get("game_id")
         copy = self.copies.get(game_id) if isinstance(game_id, str) else None
         if kind == "subscribed":
             if copy is not None:
@@ -417,6 +417,8 @@ class Connection:
                 request.future.set_result(message)
                 del self._requests[("move", message.get("move_id"))]
             if copy is not None and kind == "accepted":
+                if message.get("patch") is not None:  # the move's patch: none comes apart
+                    self._on_patch(copy, message["patch"])
                 copy.on_accepted(message)
                 self._want_legal_moves(copy)
             self._emit(Update(kind, game_id, message, copy))

@@ -46,7 +46,6 @@ WS_TRANSPORT_LIMIT = 1024 * 1024
 SERVER_ENV = tuple(Settings().to_environment()) + ("PROMETHEUS_MULTIPROC_DIR",)
 
 CARD_RE = re.compile(r"(A|[2-9]|10|J|Q|K)[CDHS]")
-PILE_RE = re.compile(r"(foundation|tableau)\[(\d+)\]")
 
 
 # -- in-process server ----------------------------------------------------------------
@@ -63,7 +62,7 @@ class RunningServer:
 
     @property
     def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/v1/ws"
+        return f"ws://127.0.0.1:{self.port}/v2/ws"
 
 
 @contextlib.asynccontextmanager
@@ -356,46 +355,48 @@ async def ws_connect(server: RunningServer) -> AsyncIterator[WSConnect]:
 # -- views, patches, hidden cards -----------------------------------------------------
 
 
-def pile_of(view: dict[str, Any], address: str) -> Any:
-    match = PILE_RE.fullmatch(address)
-    if match:
-        kind = "foundations" if match.group(1) == "foundation" else "tableau"
-        return view[kind][int(match.group(2))]
-    return view[address]
+PILE_CODES = {"r": "reserve", "s": "stock", "w": "waste", "b": "bouquet"}
+
+
+def pile_of(view: dict[str, Any], code: str) -> Any:
+    """The pile of a compact pile code (``t3``, ``f0``, ``s``, ...)."""
+    if code[0] in "ft":
+        return view["foundations" if code[0] == "f" else "tableau"][int(code[1:])]
+    return view[PILE_CODES[code]]
 
 
 def apply_patch(view: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
-    """The client's view after ``patch`` (op semantics of ``protocol/DIFF.md``)."""
+    """The client's view after a compact ``patch`` (a ``patch`` message or an
+    ``accepted``'s ``patch``; op semantics of ``protocol/DIFF.md``)."""
     view = copy.deepcopy(view)
-    for op in patch["ops"]:
-        kind = op["op"]
-        if kind == "move":
-            if op["from"] == "stock":
+    for op in patch["o"]:
+        kind = op[0]
+        if kind == "m":
+            _, source_code, target_code, card = op
+            if source_code == "s":
                 stock = view["stock"]
                 assert stock["count"] > 0, (op, stock)
                 stock["count"] -= 1
                 if "top" in stock:  # Colorado: only the face-up top card may leave
-                    assert op["card"] == stock["top"], (op, stock)
+                    assert card == stock["top"], (op, stock)
             else:
-                source = pile_of(view, op["from"])
-                assert source and source[-1] == op["card"], (op, source)
+                source = pile_of(view, source_code)
+                assert source and source[-1] == card, (op, source)
                 source.pop()
-            if op["to"] == "stock":  # an undo puts a card back
+            if target_code == "s":  # an undo puts a card back
                 view["stock"]["count"] += 1
                 if "top" in view["stock"]:
-                    view["stock"]["top"] = op["card"]
+                    view["stock"]["top"] = card
             else:
-                pile_of(view, op["to"]).append(op["card"])
-        elif kind == "redeals_left":
-            view["redeals_left"] = op["count"]
-        elif kind == "reveal":
-            view[op["pile"]]["top"] = op["card"]
-        elif kind == "set":
-            pile_of(view, op["pile"])[:] = op["cards"]
+                pile_of(view, target_code).append(card)
+        elif kind == "r":
+            view["stock"]["top"] = op[1]
+        elif kind == "s":
+            pile_of(view, op[1])[:] = op[2]
         else:
             raise AssertionError(f"unknown op {op!r}")
-    if "redeals_left" in patch:
-        view["redeals_left"] = patch["redeals_left"]
+    if "r" in patch:  # a redeal, or the undo of one
+        view["redeals_left"] = patch["r"]
     return view
 
 
@@ -467,7 +468,7 @@ class ServerProcess:
 
     @property
     def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/v1/ws"
+        return f"ws://127.0.0.1:{self.port}/v2/ws"
 
     async def start(self) -> None:
         env = {k: v for k, v in os.environ.items() if k not in SERVER_ENV}

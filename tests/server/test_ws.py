@@ -11,7 +11,7 @@ import pytest
 from server_support import Api, WSClient, apply_patch, kill_pubsub_connections, run_app, stored
 from websockets.asyncio.client import connect
 
-from server import store
+from server import patches, store
 from server.rules import GAME_NAMES, new_game
 
 _ids = itertools.count(1)
@@ -83,7 +83,9 @@ async def test_play_through_websocket(api: Api, ws_connect, redis_client, name: 
         move = choose(rng, name, legal)
         mid = move_id()
         reply = await ws.move(game_id, move, version, mid, client_time=123)
+        status_before, redeals_before = engine.status, engine.redeals_left
         ops = engine.play(move)
+        patch = reply.pop("patch")
         assert reply == {
             "type": "accepted",
             "move_id": mid,
@@ -95,14 +97,16 @@ async def test_play_through_websocket(api: Api, ws_connect, redis_client, name: 
             "score": engine.score,
             "legal_moves": engine.legal_moves(),
         }
-        patch = await ws.recv("patch")
-        assert (patch["from"], patch["to"]) == (version, version + 1)
-        assert patch["game_id"] == game_id and patch["move"] == move
-        assert patch["ops"] == ops
-        assert (patch["status"], patch["score"]) == (engine.status, engine.score)
+        # The accepted carries the compact patch; the mover gets no patch frame of it.
+        assert (patch["v"], patch["g"]) == (version + 1, game_id)
+        assert patch["m"] == patches.compact_move(move)
+        assert patch["o"] == [patches.compact_op(op) for op in ops]
+        assert patch.get("s") == (engine.status if engine.status != status_before else None)
+        changed = engine.redeals_left != redeals_before
+        assert patch.get("r", "absent") == (engine.redeals_left if changed else "absent")
         kinds.update(op["op"] for op in ops)
         view = apply_patch(view, patch)
-        version = patch["to"]
+        version = patch["v"]
         assert view == engine.view()
         assert view == (await api.get(game_id, owner))["view"]
 
@@ -111,7 +115,7 @@ async def test_play_through_websocket(api: Api, ws_connect, redis_client, name: 
         assert "reveal" in kinds
     if name == "matrimony":
         assert "set" in kinds, "no redeal was played: raise the move count"
-    # Exactly one accepted and one patch per move: nothing else is queued.
+    # Exactly one accepted per move and no patch: nothing else is queued.
     assert await ws.ping() == []
     assert ws.buffer == []
     stored_version, state = await stored(redis_client, game_id)
@@ -142,14 +146,14 @@ async def test_unsubscribe_stops_patches(api: Api, ws_connect) -> None:
         await client.recv("snapshot")
 
     version = await play_moves(ws, api, owner, game_id, 1)
-    assert (await leaver.recv("patch"))["to"] == version
-    assert (await watcher.recv("patch"))["to"] == version
+    assert (await leaver.recv("patch"))["v"] == version
+    assert (await watcher.recv("patch"))["v"] == version
 
     reply = await leaver.request({"type": "unsubscribe", "game_id": game_id}, "unsubscribed")
     assert reply == {"type": "unsubscribed", "game_id": game_id}
     version = await play_moves(ws, api, owner, game_id, 2)
-    assert (await watcher.recv("patch"))["to"] == version - 1
-    assert (await watcher.recv("patch"))["to"] == version
+    assert (await watcher.recv("patch"))["v"] == version - 1
+    assert (await watcher.recv("patch"))["v"] == version
     # The hub hands a patch to every local watcher at once: had the leaver still been
     # subscribed, its patches would be queued before this pong.
     assert await leaver.ping() == []
@@ -167,10 +171,11 @@ async def test_duplicate_move_id_is_applied_once(api: Api, ws_connect, redis_cli
     message = {"type": "move", "game_id": game_id, "move": move, "version": 0, "move_id": "once"}
     first = await ws.request(message, "accepted")
     assert first["duplicate"] is False
-    assert first["version"] == first["applied_version"] == 1
+    assert first["version"] == first["applied_version"] == first["patch"]["v"] == 1
     _, state = await stored(redis_client, game_id)
     second = await ws.request(message, "accepted")
     assert second["duplicate"] is True
+    assert second["patch"] is None
     assert second["version"] == second["applied_version"] == 1
     assert second["legal_moves"] == first["legal_moves"]
     assert await stored(redis_client, game_id) == (1, state)
@@ -181,7 +186,8 @@ async def test_duplicate_move_id_is_applied_once(api: Api, ws_connect, redis_cli
     await ws.send(message)
     await ws.send(message)
     replies = [await ws.recv("accepted"), await ws.recv("accepted")]
-    assert sorted(reply["duplicate"] for reply in replies) == [False, True]
+    assert [reply["duplicate"] for reply in replies] == [False, True]
+    assert replies[0]["patch"]["v"] == 2 and replies[1]["patch"] is None
     assert {(reply["version"], reply["applied_version"]) for reply in replies} == {(2, 2)}
 
     # The first move id once more, after the game moved on: the version it produced, and
@@ -193,11 +199,9 @@ async def test_duplicate_move_id_is_applied_once(api: Api, ws_connect, redis_cli
 
     log = await api.log(game_id)
     assert [entry["version"] for entry in log["moves"]] == [1, 2]
-    patches = [await ws.recv("patch"), await ws.recv("patch")]
-    assert [(p["from"], p["to"]) for p in patches] == [(0, 1), (1, 2)]
-    assert await ws.ping() == []
+    assert await ws.ping() == [], "the mover got a patch its accepted carried already"
     seen = [await spectator.recv("patch"), await spectator.recv("patch")]
-    assert [p["to"] for p in seen] == [1, 2]
+    assert [p["v"] for p in seen] == [1, 2]
     assert await spectator.ping() == []
 
     # REST: the same move id again answers duplicate, with no patch.
@@ -229,7 +233,7 @@ async def test_spectator(api: Api, ws_connect, redis_client) -> None:
     view = seen["view"]
     for expected in range(version):
         patch = await spectator.recv("patch")
-        assert (patch["from"], patch["to"]) == (expected, expected + 1)
+        assert patch["v"] == expected + 1
         view = apply_patch(view, patch)
     assert view == (await api.get(game_id))["view"]
     assert await spectator.ping() == []
@@ -246,11 +250,8 @@ async def test_spectator(api: Api, ws_connect, redis_client) -> None:
     assert (await spectator.subscribe(game_id, version))["role"] == "spectator"
     assert await stored(redis_client, game_id) == before
     assert await spectator.ping() == []
-    # The owner saw its own patches and nothing of the spectator's attempts.
-    owner_saw = await ws.ping()
-    assert [(m["type"], m["to"]) for m in owner_saw] == [
-        ("patch", to) for to in range(1, version + 1)
-    ]
+    # The owner saw its accepted moves (no patch of them) and nothing of the spectator's.
+    assert await ws.ping() == []
 
 
 async def test_reconnect_with_version(api: Api, ws_connect) -> None:
@@ -273,7 +274,7 @@ async def test_reconnect_with_version(api: Api, ws_connect) -> None:
         for expected in range(old, 6):
             patch = await client.recv()
             assert patch["type"] == "patch", patch
-            assert (patch["from"], patch["to"]) == (expected, expected + 1)
+            assert patch["v"] == expected + 1
             view = apply_patch(view, patch)
         assert view == views[6]
         assert await client.ping() == [], f"more than the missed patches after {old}"
@@ -290,9 +291,9 @@ async def test_reconnect_with_version(api: Api, ws_connect) -> None:
         assert await client.ping() == []
         await client.close()
 
-    # The live subscriber got every patch once, in order.
+    # The live subscriber made every move: it got their accepted, and no patch.
     version = await play_moves(ws, api, owner, game_id, 1)
-    assert [(await ws.recv("patch"))["to"] for _ in range(version)] == list(range(1, 8))
+    assert version == 7
     assert await ws.ping() == []
 
 
@@ -308,7 +309,7 @@ async def test_reconnect_older_than_history(api: Api, ws_connect, monkeypatch) -
     # Patches 5, 6 and 7 are kept: a client at version 4 gets them...
     client = await ws_connect()
     await client.subscribe(game_id, 4)
-    assert [(await client.recv("patch"))["to"] for _ in range(3)] == [5, 6, 7]
+    assert [(await client.recv("patch"))["v"] for _ in range(3)] == [5, 6, 7]
     assert await client.ping() == []
     # ... a client at version 3 or older gets a snapshot.
     for old in (3, 1, 0):
@@ -367,9 +368,12 @@ async def test_race_two_sockets(api: Api, ws_connect, redis_client) -> None:
     assert (await stored(redis_client, game_id))[0] == 20
     log = await api.log(game_id)
     assert [entry["version"] for entry in log["moves"]] == list(range(1, 21))
-    # The subscribed socket got every patch once, in order.
-    assert [(await first.recv("patch"))["to"] for _ in range(20)] == list(range(1, 21))
-    assert await first.ping() == []
+    # The subscribed socket got every version once, in order: its own moves as the patch
+    # of their accepted, the other socket's as patch frames.
+    await first.ping()
+    stream = [m for m in first.received if m["type"] in ("accepted", "patch")]
+    versions = [m["patch"]["v"] if m["type"] == "accepted" else m["v"] for m in stream]
+    assert versions == list(range(1, 21)), versions
 
 
 async def test_resubscribing_under_load_never_gaps_or_repeats(
@@ -431,9 +435,9 @@ async def test_resubscribing_under_load_never_gaps_or_repeats(
                         # Only when the version sent is no longer served (not here).
                         raise AssertionError(f"unexpected snapshot after {sent}: {message}")
                     assert message["type"] == "patch", message
-                    assert message["from"] == version, (sent, version, message["from"])
+                    assert message["v"] == version + 1, (sent, version, message["v"])
                     view = apply_patch(view, message)
-                    version = message["to"]
+                    version = message["v"]
                     views[version] = view
             await asyncio.wait_for(moving, 30)
             assert version == total
@@ -454,7 +458,7 @@ async def test_resubscribe_while_a_background_resync_runs(
     await spectator.subscribe(game_id)
     await spectator.recv("snapshot")
     await api.move(owner, game_id, "stock>tableau[0]", 0)
-    assert (await spectator.recv("patch"))["to"] == 1
+    assert (await spectator.recv("patch"))["v"] == 1
 
     # Hold the first resync the service is asked for until the test lets it go.
     service = server.app.state.service
@@ -481,10 +485,7 @@ async def test_resubscribe_while_a_background_resync_runs(
     subscribed = await spectator.subscribe(game_id, 1)
     assert subscribed["version"] == 3
     spectator.buffer.clear()  # anything before ``subscribed`` is the old stream
-    assert [(p["from"], p["to"]) for p in [await spectator.recv(), await spectator.recv()]] == [
-        (1, 2),
-        (2, 3),
-    ]
+    assert [p["v"] for p in [await spectator.recv(), await spectator.recv()]] == [2, 3]
     release.set()
     await asyncio.wait_for(returned.wait(), 5)
     assert await spectator.ping() == [], "the superseded resync still sent frames"

@@ -165,7 +165,7 @@ class Recorder:
 
     def __init__(self, base_url: str, game: str, seed: str) -> None:
         self.base_url = base_url
-        self.ws_url = base_url.replace("http://", "ws://", 1) + "/v1/ws"
+        self.ws_url = base_url.replace("http://", "ws://", 1) + "/v2/ws"
         self.session = Session(game, seed)
         #: The game as the server should have it (``undo`` included), and its version.
         self.timeline = Timeline(new_game(game, seed))
@@ -193,7 +193,8 @@ class Recorder:
         data = await asyncio.wait_for(self.ws.recv(), WAIT)
         assert isinstance(data, bytes), data
         message = msgpack.unpackb(data, raw=False)
-        changed = message.get("game_id") == self.copy.game_id and self.copy.on_message(message)
+        game_id = message.get("g") if message.get("type") == "patch" else message.get("game_id")
+        changed = game_id == self.copy.game_id and self.copy.on_message(message)
         self.session.frame("recv", data, self.copy.state() if changed else None)
         return dict(message)
 
@@ -236,7 +237,7 @@ class Recorder:
         self.session.events.append({"dir": "disconnect"})
 
     async def move(self, move: str, version: int | None = None) -> dict[str, Any]:
-        """Send a move; wait for its reply (and, when accepted, for its patch)."""
+        """Send a move; wait for its reply (an ``accepted`` carries the move's patch)."""
         assert self.copy is not None and self.copy.version is not None
         self.move_ids += 1
         self.sent.add(move)

@@ -473,7 +473,7 @@ export class Connection extends Emitter<ConnectionEvents> {
 
   private onError(message: Extract<ServerMessage, { type: 'error' }>): void {
     const error = errorFromMessage(message);
-    if (message.code === 'protocol_retired' as string) {
+    if (message.code === 'protocol_retired') {
       this.stopped = true; // this server speaks another protocol version: reconnecting cannot help
     }
     if (message.in_reply_to === 'auth') {

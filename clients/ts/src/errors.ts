@@ -37,7 +37,7 @@ export class SolitaireError extends Error {
   }
 }
 
-/** The request itself is wrong: malformed, a missing/unknown/invalid field, too large, a bad seed. */
+/** The request itself is wrong: malformed, a missing/unknown/invalid field, too large, a bad seed, a retired protocol version. */
 export class RequestError extends SolitaireError {}
 /** No valid token, not authenticated on the socket, or not allowed (owner only, account too new). */
 export class AuthError extends SolitaireError {}
@@ -71,6 +71,7 @@ export const ERROR_FAMILIES: Readonly<Record<ErrorCode, ErrorClass>> = Object.fr
   invalid_seed: RequestError,
   too_many_errors: RequestError,
   method_not_allowed: RequestError,
+  protocol_retired: RequestError,
   unauthorized: AuthError,
   not_authenticated: AuthError,
   forbidden: AuthError,
