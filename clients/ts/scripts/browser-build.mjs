@@ -3,7 +3,7 @@
 // (a strict Content-Security-Policy forbids inline import maps).
 // Run by `npm run build` after tsc.
 
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,10 +15,12 @@ const require = createRequire(join(root, 'package.json'));
 const msgpackEsm = join(dirname(require.resolve('@msgpack/msgpack/package.json')), 'dist.esm');
 
 rmSync(browser, { recursive: true, force: true });
-mkdirSync(join(browser, 'msgpack'), { recursive: true });
-for (const name of readdirSync(msgpackEsm)) {
-  if (name.endsWith('.mjs')) copyFileSync(join(msgpackEsm, name), join(browser, 'msgpack', name));
-}
+mkdirSync(browser, { recursive: true });
+// The modules only (its .d.ts, source maps and build info are for editors and bundlers).
+cpSync(msgpackEsm, join(browser, 'msgpack'), {
+  recursive: true,
+  filter: (source) => statSync(source).isDirectory() || source.endsWith('.mjs'),
+});
 let rewritten = 0;
 for (const name of readdirSync(dist)) {
   if (!name.endsWith('.js')) continue;

@@ -45,7 +45,9 @@ export class RestClient {
   constructor(options: RestOptions = {}) {
     this.baseUrl = (options.baseUrl ?? '').replace(/\/+$/, '');
     this.token = options.token ?? null;
-    const fetchImpl = options.fetch ?? (globalThis.fetch as unknown as FetchLike | undefined);
+    const globalFetch = globalThis.fetch as unknown as FetchLike | undefined;
+    // A browser's fetch must be called on the window ("Illegal invocation" otherwise).
+    const fetchImpl = options.fetch ?? globalFetch?.bind(globalThis);
     if (!fetchImpl) throw new TypeError('no fetch: pass options.fetch');
     this.fetchImpl = fetchImpl;
   }
@@ -54,10 +56,18 @@ export class RestClient {
     this.token = token;
   }
 
-  /** One call: the decoded JSON answer, or a typed error (ServerError "network" when no answer came). */
-  async request<T>(method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<T> {
+  /**
+   * One call: the decoded JSON answer, or a typed error (ServerError "network" when no answer
+   * came). `token` overrides the client's token for this call (null: none).
+   */
+  async request<T>(
+    method: string,
+    path: string,
+    options: { body?: unknown; headers?: Record<string, string>; token?: string | null } = {},
+  ): Promise<T> {
     const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
-    if (this.token) headers.Authorization = `Bearer ${this.token}`;
+    const token = options.token === undefined ? this.token : options.token;
+    if (token) headers.Authorization = `Bearer ${token}`;
     const init: Parameters<FetchLike>[1] = { method, headers, cache: 'no-store' };
     if (options.body !== undefined) {
       headers['Content-Type'] = 'application/json';
