@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import {
-  GameCopy, OutOfSync, applyCompact, compactPile, dealTable, dealView, expandMove, expandOps, expandPile, stateHash, viewOfTable,
+  GameCopy, OutOfSync, applyCompact, cardInfo, cardLabel, compactPile, dealTable, dealView, expandMove, expandOps, expandPile,
+  parseMove, stateHash, viewOfTable,
 } from '../dist/index.js';
 import { compactOp, compactPatch } from './compact.mjs';
 
@@ -146,4 +147,15 @@ test('compact ops that are not ops are refused', () => {
   }
   const view = dealView('balcony', 'abc');
   assert.throws(() => applyCompact(view, { m: 'x', o: [], r: 3 }), OutOfSync, 'no redeals in Balcony');
+});
+
+test('move texts and card labels', () => {
+  assert.deepEqual(parseMove('tableau[3]>foundation[0]'), { from: 'tableau[3]', to: 'foundation[0]' });
+  assert.deepEqual(parseMove('stock > tableau[19]'), { from: 'stock', to: 'tableau[19]' });
+  assert.equal(parseMove('deal'), null);
+  assert.equal(parseMove('tableau[x]>waste'), null);
+  assert.equal(cardLabel('10H'), '10♥');
+  assert.equal(cardLabel('QS'), 'Q♠');
+  assert.deepEqual(cardInfo('JD'), { rank: 'J', suit: 'D', symbol: '♦', red: true });
+  assert.equal(cardInfo('1C'), null);
 });
