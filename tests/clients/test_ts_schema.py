@@ -43,3 +43,19 @@ def test_sdk_type_checks() -> None:
         check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_api_reference_is_current() -> None:
+    """clients/ts/docs/API.md is what scripts/api-docs.mjs makes of the built types."""
+    node = shutil.which("node")
+    assert node is not None, "node is not on PATH; install Node.js (.ci/run does)"
+    assert (SDK / "dist" / "index.d.ts").is_file(), "clients/ts is not built: run scripts/install"
+    proc = subprocess.run(
+        [node, "scripts/api-docs.mjs", "--check"],
+        cwd=SDK,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr

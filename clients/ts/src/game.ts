@@ -161,10 +161,11 @@ export class GameCopy extends Emitter<GameEvents> {
   }
 
   private accept(message: AcceptedMessage): Resync {
-    const resync = message.patch ? this.applyPatch(message.patch) : null;
     // `version` is the game's version now (a duplicate's move produced the earlier
-    // `applied_version`); the legal moves are those at `version`.
+    // `applied_version`); the legal moves are those at `version`. Learnt first, so that the
+    // patch the accepted carries lands with them (one change, complete).
     this.learnLegalMoves(message.version, message.legal_moves);
+    const resync = message.patch ? this.applyPatch(message.patch) : null;
     if (resync === null && message.duplicate && this.version !== null && message.version > this.version) {
       // The copy is behind the game: the patches of the versions in between did not come
       // on this socket (another socket made them while this one was away).
