@@ -313,7 +313,7 @@ export async function showReplay(gameId, token) {
 
 function replayRefusal(error) {
   if (error instanceof SolitaireError && error.code === 'daily_open') {
-    return `This daily is still open: its games can be watched after the day closes, ${closingWords(error.body?.error?.closes)}.`;
+    return `This daily is still open: its games can be watched after the day closes, ${closingWords(error.details.closes)}.`;
   }
   if (error instanceof SolitaireError && error.code === 'unknown_game') return 'There is no such game (or it has expired).';
   return `The replay could not be loaded: ${error.message}`;
