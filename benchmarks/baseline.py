@@ -1,7 +1,7 @@
 """The floor the game server is measured against: a bare WebSocket + one Redis call.
 
 ``python -m benchmarks.baseline --port P --redis-url URL --workers W`` serves
-``/v1/ws`` (and ``/healthz``) under uvicorn with the same WebSocket
+``/v2/ws`` (and ``/healthz``) under uvicorn with the same WebSocket
 implementation, frame limit and worker model as ``python -m server``.  For every
 binary msgpack message it receives it runs ONE ``EVALSHA`` of a tiny Lua script
 (``INCR`` on a per-connection key) and replies ``{"type": "accepted",
@@ -82,7 +82,7 @@ def create_app() -> Starlette:
             await pool.disconnect()
 
     return Starlette(
-        routes=[Route("/healthz", healthz), WebSocketRoute("/v1/ws", websocket_endpoint)],
+        routes=[Route("/healthz", healthz), WebSocketRoute("/v2/ws", websocket_endpoint)],
         lifespan=lifespan,
     )
 

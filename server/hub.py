@@ -3,10 +3,11 @@
 The move script publishes each patch with ``SPUBLISH`` on the game's shard
 channel, in the same atomic step that stores it, so patches arrive in version
 order; in front of the patch goes its origin (``store.ORIGIN_BYTES``): the tag
-of the socket that made the move, whose ``accepted`` carries the patch already.  On a Redis Cluster only the primary owning the game's slot carries
-that channel, so the hub keeps one pub/sub connection per primary (a *shard*)
-and subscribes each watched game on the shard its slot maps to (on a
-standalone Redis there is one shard).
+of the socket that made the move, whose ``accepted`` carries the patch already.
+On a Redis Cluster only the primary owning the game's slot carries that channel,
+so the hub keeps one pub/sub connection per primary (a *shard*) and subscribes
+each watched game on the shard its slot maps to (on a standalone Redis there is
+one shard).
 
 When a shard's connection drops, when Redis tells it a channel's slot moved
 away (an unasked ``sunsubscribe``), or when the periodic layout check finds a

@@ -21,6 +21,7 @@ from server.config import Limits
 from server.dailies import CATCH_UP_DAYS, NOT_READY_RETRY_MS, Choice, load_choice
 from server.errors import ApiError
 from server.leaderboard import Entry, Leaderboards
+from server.patches import compact_patch
 from server.players import valid_name
 from server.rules import (
     GAMES,
@@ -34,7 +35,6 @@ from server.rules import (
     new_game,
     undo_logged,
 )
-from server.patches import compact_patch
 from server.store import NO_ORIGIN, RANKED_TTL, Store, StoredGame
 
 REPLAY_FORMAT = "solitaire-replay/1"

@@ -23,7 +23,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TextIO
 
-from clients.python import ApiError, Client, Connection, GameCopy, MoveRejected, Update
+from clients.python import ApiError, Client, Connection, GameCopy, MoveRejected, Update, move_text
 
 TITLES = {
     "empress_of_italy": "Empress of Italy",
@@ -241,7 +241,7 @@ async def watch(args: argparse.Namespace, out: TextIO) -> int:
                     continue
                 message = update.message or {}
                 if update.kind == "patch":
-                    out.write(f"\n-- {message['move']} (version {message['to']})\n")
+                    out.write(f"\n-- {move_text(message['m'])} (version {message['v']})\n")
                 out.write(render(copy))
                 out.flush()
             out.write(f"Game over: {copy.status}, score {copy.score}.\n")

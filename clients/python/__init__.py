@@ -5,7 +5,7 @@ See ``clients/python/README.md``.
 """
 
 from clients.python.errors import ApiError, ConnectionLost, MoveRejected, OutOfSync
-from clients.python.ops import apply_ops, pile_at, score_of
+from clients.python.ops import apply_ops, expand_ops, move_text, pile_at, score_of
 from clients.python.rest import Client
 from clients.python.state import GameCopy, Gap
 from clients.python.ws import Connection, Update
@@ -21,6 +21,8 @@ __all__ = [
     "OutOfSync",
     "Update",
     "apply_ops",
+    "expand_ops",
+    "move_text",
     "pile_at",
     "score_of",
 ]

@@ -33,6 +33,13 @@ def pile_address(code: Any) -> str:
     return f"{_KINDS[match.group(1)]}[{match.group(2)}]"
 
 
+def move_text(move: str) -> str:
+    """A patch's move (``m``: ``t3>f0``, ``deal``...) in the normal form of ``DIFF.md`` §2
+    (``tableau[3]>foundation[0]``)."""
+    source, arrow, target = move.partition(">")
+    return f"{pile_address(source)}>{pile_address(target)}" if arrow else move
+
+
 def expand_ops(ops: list[Any]) -> list[dict[str, Any]]:
     """The ops of a compact patch (``["m", from, to, card]``, ``["r", card]``,
     ``["s", pile, cards]``) in the form :func:`apply_ops` takes (``DIFF.md`` §3)."""

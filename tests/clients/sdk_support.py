@@ -86,7 +86,7 @@ class Proxy:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
         self.port = self._server.sockets[0].getsockname()[1]
 
-    def url(self, path: str = "/v1/ws") -> str:
+    def url(self, path: str = "/v2/ws") -> str:
         return f"ws://127.0.0.1:{self.port}{path}"
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -61,7 +61,7 @@ async def test_play_a_game_of_each(client: Client, anonymous: Client, game: str)
             await owner.move(game_id, "resign")
         assert rejected.value.code == "game_over" and rejected.value.version == moves
     patches = [u for u in spectator_updates if u.kind == "patch" and u.game_id == game_id]
-    assert [u.message["to"] for u in patches if u.message] == list(range(1, moves + 1))
+    assert [u.message["v"] for u in patches if u.message] == list(range(1, moves + 1))
     log = await client.log(game_id)
     assert len(log["moves"]) == moves and log["version"] == moves
 
@@ -141,7 +141,7 @@ async def test_updates_iterator(client: Client) -> None:
         async def collect() -> None:
             async for update in connection.updates():
                 if update.kind == "patch":
-                    seen.append(update.message["move"] if update.message else "")
+                    seen.append(update.message["m"] if update.message else "")
                     if len(seen) == 2:
                         return
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from clients.python import GameCopy, Gap, OutOfSync, apply_ops, score_of
+from clients.python import GameCopy, Gap, OutOfSync, apply_ops, expand_ops, move_text, score_of
 from server.rules import new_game
 
 VECTORS = Path(__file__).resolve().parents[2] / "protocol" / "vectors.json"
@@ -88,16 +88,7 @@ def snapshot_message(version: int = 0) -> dict[str, Any]:
 
 
 def deal_patch(start: int, card: str = "AS") -> dict[str, Any]:
-    return {
-        "type": "patch",
-        "game_id": "g",
-        "from": start,
-        "to": start + 1,
-        "move": "deal",
-        "ops": [{"op": "move", "from": "stock", "to": "waste", "card": card}],
-        "status": "playing",
-        "score": 1,
-    }
+    return {"type": "patch", "g": "g", "v": start + 1, "m": "deal", "o": [["m", "s", "w", card]]}
 
 
 def test_game_copy_applies_patches_in_order_and_ignores_repeats() -> None:
@@ -127,7 +118,7 @@ def test_a_finished_game_has_no_legal_moves() -> None:
     copy.on_message({"type": "subscribed", "game_id": "g", "role": "owner", "version": 0,
                      "legal_moves": ["deal"]})  # fmt: skip
     copy.on_message(snapshot_message())
-    resign = {**deal_patch(0), "move": "resign", "ops": [], "status": "resigned"}
+    resign = {**deal_patch(0), "m": "resign", "o": [], "s": "resigned"}
     copy.on_message(resign)
     assert copy.status == "resigned" and copy.legal_moves == []
 
@@ -144,3 +135,30 @@ def test_a_duplicate_reply_gives_the_legal_moves_of_now() -> None:
                      "applied_version": 1, "duplicate": True, "status": "playing",
                      "score": 1, "legal_moves": ["deal"]})  # fmt: skip
     assert copy.legal_moves == ["deal"]
+
+
+def test_an_accepted_carries_its_patch() -> None:
+    """Protocol v2: the mover gets no patch frame; its ``accepted`` brings the copy on."""
+    copy = GameCopy("g")
+    copy.on_message({"type": "subscribed", "game_id": "g", "role": "owner", "version": 0,
+                     "legal_moves": ["deal"]})  # fmt: skip
+    copy.on_message(snapshot_message())
+    patch = {key: value for key, value in deal_patch(0).items() if key != "type"}
+    assert copy.on_message({"type": "accepted", "game_id": "g", "move_id": "m", "version": 1,
+                            "applied_version": 1, "duplicate": False, "status": "playing",
+                            "score": 1, "legal_moves": ["deal"], "patch": patch})  # fmt: skip
+    assert copy.version == 1 and copy.view is not None and copy.view["waste"] == ["AS"]
+    assert copy.legal_moves == ["deal"] and copy.score == score_of(copy.view)
+    assert not copy.on_message(deal_patch(0))  # the patch frame, had it come: a repeat
+
+
+def test_compact_ops_expand_to_the_ops_of_diff_md() -> None:
+    assert expand_ops([["m", "t19", "f15", "KS"], ["r", None], ["s", "t3", ["4D", "5H"]]]) == [
+        {"op": "move", "from": "tableau[19]", "to": "foundation[15]", "card": "KS"},
+        {"op": "reveal", "pile": "stock", "card": None},
+        {"op": "set", "pile": "tableau[3]", "cards": ["4D", "5H"]},
+    ]
+    assert move_text("b>t0") == "bouquet>tableau[0]" and move_text("redeal") == "redeal"
+    for bad in (["x"], ["m", "t07", "f0", "KS"], ["s", "t1"], "m"):
+        with pytest.raises(OutOfSync):
+            expand_ops([bad])

@@ -79,7 +79,7 @@ async def test_resync_with_the_missed_patches_after_an_outage(
         await assert_in_step(copy, client)
         await assert_in_step(watched, anonymous)
         kinds = [
-            (u.kind, u.message["to"] if u.kind == "patch" and u.message else None) for u in updates
+            (u.kind, u.message["v"] if u.kind == "patch" and u.message else None) for u in updates
         ]
         assert ("connected", None) in kinds and ("snapshot", None) not in kinds
         assert [to for kind, to in kinds if kind == "patch"] == list(range(2, version + 1))

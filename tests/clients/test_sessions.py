@@ -52,7 +52,8 @@ def test_game_copy_replays_the_session(game: str) -> None:
         if message["type"] in ("accepted", "rejected"):
             replies[message["move_id"]] += 1
         before = copy.state()
-        changed = message.get("game_id") == "<game_id>" and copy.on_message(message)
+        game_id = message.get("g") if message["type"] == "patch" else message.get("game_id")
+        changed = game_id == "<game_id>" and copy.on_message(message)
         if "state" in event:
             assert changed and copy.state() == event["state"], f"event {index}"
             states += 1
@@ -71,14 +72,18 @@ def test_sessions_show_what_they_promise(game: str) -> None:
     codes = {m["code"] for m in received if m["type"] == "rejected"}
     assert codes == {"illegal_move", "stale", "game_over"}
     accepted = [m for m in received if m["type"] == "accepted"]
-    patches = [m for m in received if m["type"] == "patch"]
-    assert 15 <= len(patches) <= 30 and len(accepted) == len(patches) - 2  # 2 made over REST
+    # Protocol v2: the mover's accepted carries the patch; only the 2 moves made over REST
+    # come as patch frames (after the resubscribe).
+    frames = [m for m in received if m["type"] == "patch"]
+    assert len(frames) == 2 and all(m["patch"] is not None for m in accepted)
+    patches = frames + [m["patch"] for m in accepted]
+    assert 15 <= len(patches) <= 30
     if game in ("empress_of_italy", "balcony", "matrimony"):
         assert "deal" in moves
     if game == "matrimony":
-        assert "redeal" in [p["move"] for p in patches]
+        assert "redeal" in [p["m"] for p in patches]
     if game == "colorado":
-        assert any(op["op"] == "reveal" for p in patches for op in p["ops"])
+        assert any(op[0] == "r" for p in patches for op in p["o"])
     assert [e["dir"] for e in events].count("connect") == 2
     assert any(m["type"] == "subscribe" and "version" in m for m in sent)
 

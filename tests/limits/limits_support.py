@@ -36,7 +36,7 @@ async def running(redis_url: str, **limits: Any) -> AsyncIterator[Server]:
     app = create_app(settings)
     async with serve_app(app) as port:
         await dailies_idle(app)  # the tests see only their own requests' Redis calls
-        yield Server(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/v1/ws", app)
+        yield Server(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/v2/ws", app)
 
 
 @contextlib.asynccontextmanager

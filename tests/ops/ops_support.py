@@ -52,7 +52,7 @@ class ServerProcess:
 
     @property
     def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/v1/ws"
+        return f"ws://127.0.0.1:{self.port}/v2/ws"
 
     @property
     def output(self) -> str:

@@ -124,7 +124,7 @@ async def test_two_workers_share_the_embedded_store(tmp_path: Path) -> None:
                     assert moved.status_code == 200, (attempt, moved.text)
                     after = moved.json()["snapshot"]
                 patch = msgpack.unpackb(await asyncio.wait_for(ws.recv(), 10))
-                assert (patch["type"], patch["from"], patch["to"]) == (
+                assert (patch["type"], patch["v"] - 1, patch["v"]) == (
                     "patch",
                     version,
                     version + 1,

@@ -400,6 +400,50 @@ def apply_patch(view: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
     return view
 
 
+def address_pile(view: dict[str, Any], address: str) -> Any:
+    match = re.fullmatch(r"(foundation|tableau)\[(\d+)\]", address)
+    if match:
+        kind = "foundations" if match.group(1) == "foundation" else "tableau"
+        return view[kind][int(match.group(2))]
+    return view[address]
+
+
+def apply_rest_patch(view: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """The client's view after the long-form ``patch`` of a REST move answer (op semantics
+    of ``protocol/DIFF.md``)."""
+    view = copy.deepcopy(view)
+    for op in patch["ops"]:
+        kind = op["op"]
+        if kind == "move":
+            if op["from"] == "stock":
+                stock = view["stock"]
+                assert stock["count"] > 0, (op, stock)
+                stock["count"] -= 1
+                if "top" in stock:  # Colorado: only the face-up top card may leave
+                    assert op["card"] == stock["top"], (op, stock)
+            else:
+                source = address_pile(view, op["from"])
+                assert source and source[-1] == op["card"], (op, source)
+                source.pop()
+            if op["to"] == "stock":  # an undo puts a card back
+                view["stock"]["count"] += 1
+                if "top" in view["stock"]:
+                    view["stock"]["top"] = op["card"]
+            else:
+                address_pile(view, op["to"]).append(op["card"])
+        elif kind == "redeals_left":
+            view["redeals_left"] = op["count"]
+        elif kind == "reveal":
+            view[op["pile"]]["top"] = op["card"]
+        elif kind == "set":
+            address_pile(view, op["pile"])[:] = op["cards"]
+        else:
+            raise AssertionError(f"unknown op {op!r}")
+    if "redeals_left" in patch:
+        view["redeals_left"] = patch["redeals_left"]
+    return view
+
+
 def face_down(game: Game) -> list[str]:
     """The texts of the game's face-down cards (its stock, but Colorado's top)."""
     table = game.table()

@@ -51,8 +51,8 @@ async def watch(spectator: WSClient, last: int) -> dict[str, Any]:
         if message["type"] == "snapshot":
             view, version = message["snapshot"]["view"], message["snapshot"]["version"]
         elif message["type"] == "patch":
-            assert message["from"] == version, (message["from"], version)
-            view, version = apply_patch(view, message), message["to"]
+            assert message["v"] == version + 1, (message["v"], version)
+            view, version = apply_patch(view, message), message["v"]
     return view
 
 

@@ -561,6 +561,7 @@ async def test_every_error_code_is_covered() -> None:
         "account_too_new": "tests/daily/test_fair_play.py",
         "rate_limited": "tests/limits/test_rates.py",
         "too_many_connections": "tests/limits/test_connections.py",
+        "protocol_retired": "tests/server/test_ws_v2.py",
         "move_limit": "tests/limits/test_move_limit.py",
         "audit_busy": "tests/limits/test_audit_limits.py",
         "hints_ranked": "test_hints.py",

@@ -37,15 +37,15 @@ def check_frame(message: dict, states: dict[int, Game]) -> None:
         assert "stock" not in snapshot["view"] or isinstance(snapshot["view"]["stock"], dict)
         version = snapshot["version"]
     elif kind == "patch":
-        version = message["to"]
-        before, after = states[message["from"]], states[version]
+        version = message["v"]
+        before, after = states[version - 1], states[version]
         stock = list(before.table().get("stock", []))
-        for op in message["ops"]:
-            if op["op"] == "move" and op["from"] == "stock":
-                assert op["card"] == stock.pop(), op
-            elif op["op"] == "reveal":
+        for op in message["o"]:
+            if op[0] == "m" and op[1] == "s":
+                assert op[3] == stock.pop(), op
+            elif op[0] == "r":
                 top = after.table()["stock"]
-                assert op["card"] == (top[-1] if top else None), op
+                assert op[1] == (top[-1] if top else None), op
         assert stock == after.table().get("stock", stock), "stock changed beyond the ops"
     elif kind == "accepted":
         version = message["version"]
@@ -97,11 +97,13 @@ async def test_no_face_down_card_is_ever_sent(
         states[version] = game
     assert game.status != "playing"
 
-    # Every patch reached both sockets; a snapshot taken now is hidden-safe too.
+    # Every patch reached both sockets (the mover's in its accepted); a snapshot taken now
+    # is hidden-safe too.
+    own = [m["patch"] for m in ws.received if m["type"] == "accepted"]
     for client in (ws, spectator):
         for expected in range(version):
-            patch = await client.recv("patch")
-            assert (patch["from"], patch["to"]) == (expected, expected + 1)
+            patch = own[expected] if client is ws else await client.recv("patch")
+            assert patch["v"] == expected + 1
             views[client] = apply_patch(views[client], patch)
         assert views[client] == game.view()
         await client.subscribe(game_id)

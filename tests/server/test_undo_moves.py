@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from server_support import Api, RunningServer, apply_patch, error_code
+from server_support import Api, RunningServer, apply_patch, apply_rest_patch, error_code
 
 from server.rules import UNDO, new_game
 from server.testing import dailies_chosen
@@ -26,7 +26,7 @@ async def test_rest_undo_goes_back_move_by_move_and_is_logged_and_audited(api: A
         reply = await api.move(owner, game["id"], UNDO, version)
         version = reply["version"]
         assert reply["patch"]["move"] == UNDO and reply["patch"]["to"] == version
-        assert apply_patch(views[back + 1], reply["patch"]) == views[back]
+        assert apply_rest_patch(views[back + 1], reply["patch"]) == views[back]
         assert reply["snapshot"]["view"] == views[back]
     # The undone position is the engine's after the first move; the log has every move.
     engine = new_game("balcony", "undo-rest")
@@ -82,7 +82,7 @@ async def test_websocket_undo_patches_every_watcher(api: Api, ws_connect) -> Non
     assert accepted["type"] == "accepted" and accepted["version"] == 2
     first = await watcher.recv("patch")
     second = await watcher.recv("patch")
-    assert second["move"] == UNDO and (first["to"], second["to"]) == (1, 2)
+    assert second["m"] == UNDO and (first["v"], second["v"]) == (1, 2)
     assert apply_patch(apply_patch(dealt, first), second) == dealt
 
 
