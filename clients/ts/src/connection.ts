@@ -36,6 +36,8 @@ export interface ConnectionOptions {
   /** A ping every this many ms; a socket silent for `silenceLimitMs` is dropped and reopened. */
   pingEveryMs?: number;
   silenceLimitMs?: number;
+  /** A socket not open after this many ms is given up and tried again. Default 10000. */
+  connectTimeoutMs?: number;
 }
 
 export type ConnectionState = 'connecting' | 'open' | 'offline' | 'closed';
@@ -113,6 +115,7 @@ export class Connection extends Emitter<ConnectionEvents> {
   private stopped = false;
   private attempt = 0;
   private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
+  private connectTimer: ReturnType<typeof setTimeout> | null = null;
   private pingTimer: ReturnType<typeof setInterval> | null = null;
   private lastHeard = 0;
   private readonly games = new Map<string, GameCopy>();
@@ -135,6 +138,7 @@ export class Connection extends Emitter<ConnectionEvents> {
       reconnectMaxMs: options.reconnectMaxMs ?? 5000,
       pingEveryMs: options.pingEveryMs ?? 20000,
       silenceLimitMs: options.silenceLimitMs ?? 45000,
+      connectTimeoutMs: options.connectTimeoutMs ?? 10000,
     };
   }
 
@@ -281,8 +285,17 @@ export class Connection extends Emitter<ConnectionEvents> {
     }
     ws.binaryType = 'arraybuffer';
     this.ws = ws;
+    // Also what keeps a Node process alive while a socket connects (its handle may not).
+    this.connectTimer = setTimeout(() => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      ws.onopen = ws.onclose = ws.onmessage = ws.onerror = null;
+      ws.close();
+      this.scheduleReconnect(undefined);
+    }, this.options.connectTimeoutMs);
     ws.onopen = () => {
       if (this.ws !== ws) return;
+      this.clearConnectTimer();
       const reconnect = this.opened;
       this.opened = true;
       this.lastHeard = Date.now();
@@ -309,6 +322,7 @@ export class Connection extends Emitter<ConnectionEvents> {
     };
     ws.onclose = (event) => {
       if (this.ws !== ws) return;
+      this.clearConnectTimer();
       this.ws = null;
       this.stopPings();
       if (this.stopped) return;
@@ -375,7 +389,13 @@ export class Connection extends Emitter<ConnectionEvents> {
     this.pingTimer = null;
   }
 
+  private clearConnectTimer(): void {
+    if (this.connectTimer !== null) clearTimeout(this.connectTimer);
+    this.connectTimer = null;
+  }
+
   private clearTimers(): void {
+    this.clearConnectTimer();
     this.stopPings();
     if (this.reconnectTimer !== null) clearTimeout(this.reconnectTimer);
     this.reconnectTimer = null;
