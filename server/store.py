@@ -40,6 +40,7 @@ from typing import Any
 import msgpack
 from redis.exceptions import NoScriptError, ResponseError
 
+from server.batcher import Batcher
 from server.config import PLAYER_IDLE_TTL
 from server.players import Players, player_key
 from server.redisconn import RedisNodes
@@ -246,6 +247,8 @@ class Store:
         self.redis: Any = redis  # redis-py's stubs type replies loosely
         self.player_idle_ttl = player_idle_ttl
         self.nodes = RedisNodes(redis)
+        #: The move scripts of concurrent moves go to Redis in one pipeline per primary.
+        self.batcher = Batcher(self.nodes)
         self.durable = durable
         self._move_sha = hashlib.sha1(MOVE_SCRIPT.encode()).hexdigest()
         self._create = redis.register_script(CREATE_SCRIPT)
@@ -421,19 +424,26 @@ class Store:
                 keys[0], command, MOVE_SCRIPT
             )
         else:
-            outcome, version = await self._move(command)
+            outcome, version = await self._move(keys[0], command)
             replicated = True
         outcome = outcome.decode() if isinstance(outcome, bytes) else outcome
         return MoveResult(outcome, version, replicated or outcome not in ("ok", "duplicate"))
 
-    async def _move(self, command: tuple[Any, ...]) -> Any:
-        # EVALSHA straight through execute_command: redis-py's Script wrapper costs a
-        # tenth of a move. A Redis that lost its scripts (restart) gets it loaded again.
-        try:
-            return await self.redis.execute_command(*command)
-        except NoScriptError:
-            await self.redis.script_load(MOVE_SCRIPT)
-            return await self.redis.execute_command(*command)
+    async def _move(self, key: str, command: tuple[Any, ...]) -> Any:
+        """``command`` (the move script's EVALSHA) sent with the other moves of this
+        event-loop round (:class:`~server.batcher.Batcher`) to the primary owning ``key``.
+        A Redis that lost its scripts (restart) gets it loaded again; a slot that moved
+        (failover, resharding) is looked up again."""
+        for _attempt in range(3):
+            try:
+                return await self.batcher.execute(key, command)
+            except NoScriptError:
+                await self.nodes.node_client(self.nodes.owner(key)).script_load(MOVE_SCRIPT)
+            except ResponseError as error:
+                if not str(error).startswith(("MOVED", "TRYAGAIN")):
+                    raise
+                await self.nodes.refresh()
+        raise ResponseError(f"the slot of {key} kept moving")
 
     async def _write_and_wait(
         self, key: str, command: tuple[Any, ...], script: str

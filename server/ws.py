@@ -266,6 +266,7 @@ class Connection:
             raise ApiError("invalid_field", "move_id is 1-64 characters", field="move_id")
         await self.limiter.take([("address_moves", self.address), ("player_moves", self.player_id)])
         game_id = message["game_id"]
+        # Until its accepted is out, this move's patch coming back from Redis is held.
         self.moving = game_id
         try:
             reply, patch, game = await self.service.play(
@@ -277,27 +278,27 @@ class Connection:
                 client_time=message.get("client_time"),
                 origin=self.tag,
             )
+            accepted = {
+                "type": "accepted",
+                "move_id": message["move_id"],
+                "game_id": game_id,
+                "version": reply["version"],
+                "applied_version": reply["applied_version"],
+                "duplicate": reply["duplicate"],
+                "status": game.status,
+                "score": game.score,
+                "legal_moves": game.legal_moves(),
+                "patch": None if patch is None else {k: v for k, v in patch.items() if k != "type"},
+            }
+            if patch is None:
+                self.send(accepted)
+            else:
+                await self.send_accepted(game_id, reply["version"], accepted)
         except BaseException:
-            self.moving = None
             self.release_own(game_id)  # stored but not accepted: its patch goes as a patch
             raise
-        self.moving = None
-        accepted = {
-            "type": "accepted",
-            "move_id": message["move_id"],
-            "game_id": game_id,
-            "version": reply["version"],
-            "applied_version": reply["applied_version"],
-            "duplicate": reply["duplicate"],
-            "status": game.status,
-            "score": game.score,
-            "legal_moves": game.legal_moves(),
-            "patch": None if patch is None else {k: v for k, v in patch.items() if k != "type"},
-        }
-        if patch is None:
-            self.send(accepted)
-        else:
-            await self.send_accepted(game_id, reply["version"], accepted)
+        finally:
+            self.moving = None
 
     async def send_accepted(self, game_id: str, version: int, accepted: dict[str, Any]) -> None:
         """Send ``accepted`` (which carries the patch to ``version``) in its place in the

@@ -1,0 +1,66 @@
+"""The batcher (``server/batcher.py``): the commands of one event-loop round go to each
+primary as one pipeline; each caller gets its own reply or its own error."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+from redis.exceptions import ConnectionError, NoScriptError, ResponseError
+
+from server import redisconn
+from server.batcher import Batcher
+from server.redisconn import RedisNodes
+
+ECHO = "return {KEYS[1], ARGV[1]}"
+
+
+async def test_each_caller_gets_its_own_reply_or_error(redis_client) -> None:
+    """Keys of many slots (every primary of a cluster), one unknown script and one
+    command error among them, all in one round."""
+    await redis_client.ping()  # a cluster client learns the layout
+    nodes = RedisNodes(redis_client)
+    batcher = Batcher(nodes)
+    sha = hashlib.sha1(ECHO.encode()).hexdigest()
+    for name in {nodes.owner(f"k{{{i}}}") for i in range(40)}:
+        await nodes.node_client(name).script_load(ECHO)
+    keys = [f"k{{{i}}}" for i in range(40)]
+    calls = [batcher.execute(key, ("EVALSHA", sha, 1, key, f"v{i}")) for i, key in enumerate(keys)]
+    calls.append(batcher.execute("lost", ("EVALSHA", "0" * 40, 1, "lost", "x")))
+    calls.append(batcher.execute("bad{1}", ("EVALSHA", sha, "not-a-number", "bad{1}")))
+    results = await asyncio.gather(*calls, return_exceptions=True)
+    assert [bytes(key) for key, _ in results[:40]] == [key.encode() for key in keys]
+    assert [value for _, value in results[:40]] == [f"v{i}".encode() for i in range(40)]
+    assert isinstance(results[40], NoScriptError)
+    assert isinstance(results[41], ResponseError) and not isinstance(results[41], NoScriptError)
+
+
+async def test_one_round_is_one_pipeline(redis_client) -> None:
+    """Twenty commands of one round, to one primary, use one connection of its pool."""
+    await redis_client.ping()
+    nodes = RedisNodes(redis_client)
+    batcher = Batcher(nodes)
+    pool = nodes.node_client(nodes.owner("n")).connection_pool
+    replies = await asyncio.gather(*(batcher.execute("n", ("INCR", "n")) for _ in range(20)))
+    assert sorted(replies) == list(range(replies[0], replies[0] + 20))
+    opened = [*pool._get_free_connections(), *pool._get_in_use_connections()]
+    assert len(opened) == 1, "the round did not go as one pipeline"
+
+
+async def test_a_lost_connection_fails_every_caller_of_the_round(
+    make_redis: Callable[..., Any],
+) -> None:
+    process = make_redis()
+    client = redisconn.connect(process.url, cluster=False)
+    try:
+        batcher = Batcher(RedisNodes(client))
+        assert await batcher.execute("a", ("SET", "a", "1")) is True
+        process.stop()
+        results = await asyncio.gather(
+            *(batcher.execute("a", ("GET", "a")) for _ in range(5)), return_exceptions=True
+        )
+        assert all(isinstance(result, ConnectionError | OSError) for result in results), results
+    finally:
+        await client.aclose()
