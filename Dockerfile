@@ -5,13 +5,16 @@
 # must share it), WORKERS, LOG_LEVEL, LOG_FORMAT.
 #   docker build -t solitaire-server .
 #   docker run -e REDIS_URL=redis://redis:6379/0 -e SERVER_SECRET=... -p 8000:8000 solitaire-server
-# The web client's one npm dependency, installed from the lock file in a throwaway stage.
-FROM node:20-slim AS web
-WORKDIR /web
-COPY clients/web/package.json clients/web/package-lock.json ./
+# The TypeScript SDK (clients/ts), which the web client is built on: installed from its lock
+# file and built (tsc, and its browser build) in a throwaway stage.
+FROM node:20-slim AS sdk
+WORKDIR /ts
+COPY clients/ts/package.json clients/ts/package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY clients/web/index.html ./
-COPY clients/web/static/ static/
+COPY clients/ts/tsconfig.json ./
+COPY clients/ts/src/ src/
+COPY clients/ts/scripts/ scripts/
+RUN npm run build
 
 FROM python:3.11-slim
 
@@ -35,8 +38,11 @@ COPY tools/ tools/
 RUN pip install --no-cache-dir . \
     && rm -rf build *.egg-info
 
-# The web client, served at / (the server finds it through WEB_ROOT).
-COPY --from=web /web /srv/web
+# The web client, served at / (the server finds it through WEB_ROOT), and the SDK's browser
+# build beside it, where the server looks for it (WEB_ROOT/../ts/dist/browser).
+COPY clients/web/index.html /srv/web/
+COPY clients/web/static/ /srv/web/static/
+COPY --from=sdk /ts/dist/browser/ /srv/ts/dist/browser/
 ENV WEB_ROOT=/srv/web
 
 # Run from an empty directory so `python -m server` imports the installed package.

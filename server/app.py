@@ -180,12 +180,14 @@ async def internal_error(request: Request, error: Exception) -> Response:
     return respond(request, {"error": body}, 500)
 
 
-#: The browser client (``clients/web``): its page, its files, and its one npm dependency.
+#: The browser client (``clients/web``): its page and its files.
 #: ``WEB_ROOT`` overrides it where the server runs from an installed package (the image).
 WEB_ROOT = Path(
     os.environ.get("WEB_ROOT") or Path(__file__).resolve().parent.parent / "clients" / "web"
 )
-MSGPACK_ESM = WEB_ROOT / "node_modules" / "@msgpack" / "msgpack" / "dist.esm"
+#: The TypeScript SDK's browser build (clients/ts, built by scripts/install), which the web
+#: client is built on; the image puts it at the same place beside WEB_ROOT.
+SDK_BROWSER = WEB_ROOT.parent / "ts" / "dist" / "browser"
 # Browsers run an ES module only if it is served as JavaScript, whatever the system knows.
 mimetypes.add_type("text/javascript", ".mjs")
 
@@ -249,7 +251,7 @@ ROUTES: list[Any] = [
     # The web client (clients/web). Directories that are missing (node_modules before
     # `npm ci`) answer 404 rather than stop the server.
     WebPage("/", WEB_ROOT / "index.html"),
-    Mount("/static/vendor/msgpack", StaticFiles(directory=MSGPACK_ESM, check_dir=False)),
+    Mount("/static/sdk", StaticFiles(directory=SDK_BROWSER, check_dir=False)),
     Mount("/static", StaticFiles(directory=WEB_ROOT / "static", check_dir=False)),
 ]
 

@@ -125,9 +125,12 @@ def ignored(path: str) -> bool:
     return result
 
 
-def test_dockerfile_final_image_is_python_311_slim_with_the_web_client_built_by_node() -> None:
-    assert instructions("FROM") == ["node:20-slim AS web", "python:3.11-slim"]
-    assert "/srv/web" in instructions("COPY")[-1] and "--from=web" in instructions("COPY")[-1]
+def test_dockerfile_final_image_is_python_311_slim_with_the_web_client_on_the_built_sdk() -> None:
+    assert instructions("FROM") == ["node:20-slim AS sdk", "python:3.11-slim"]
+    copies = instructions("COPY")
+    assert any(c.startswith("clients/web/static/") and "/srv/web/" in c for c in copies)
+    # The SDK's browser build, beside WEB_ROOT where server/app.py looks for it.
+    assert copies[-1] == "--from=sdk /ts/dist/browser/ /srv/ts/dist/browser/"
     assert "WEB_ROOT=/srv/web" in instructions("ENV")
 
 
@@ -206,6 +209,7 @@ def test_dockerfile_copies_every_source_the_install_needs() -> None:
 
 def test_dockerignore_keeps_local_state_out_of_the_build_context() -> None:
     local = [".git", ".venv", ".mypy_cache", ".pytest_cache", "tests", "clients/web/node_modules"]
+    local += ["clients/ts/node_modules", "clients/ts/dist"]
     local.append(Settings().data_dir.strip("./"))  # the embedded Valkey's data and secret
     for path in local:
         assert ignored(path), path

@@ -36,7 +36,8 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-MSGPACK_MODULE = ROOT / "clients/web/node_modules/@msgpack/msgpack/dist.esm/index.mjs"
+#: The TypeScript SDK's browser build, which the web client is built on.
+SDK_MODULE = ROOT / "clients/ts/dist/browser/index.js"
 SECRET = "web-test-secret-of-at-least-32-bytes"
 #: The Redis database these tests use (the server tests flush database 0).
 WEB_DB = 9
@@ -120,9 +121,9 @@ def limited_base_url(web_redis_url: str) -> Iterator[str]:
 @contextlib.contextmanager
 def serve(redis_url: str, log_name: str, extra: list[str]) -> Iterator[str]:
     """Run ``python -m server`` with ``extra`` arguments until the block ends."""
-    assert MSGPACK_MODULE.is_file(), (
-        f"{MSGPACK_MODULE.relative_to(ROOT)} is missing: run scripts/install "
-        "(it runs `npm ci` in clients/web)"
+    assert SDK_MODULE.is_file(), (
+        f"{SDK_MODULE.relative_to(ROOT)} is missing: run scripts/install "
+        "(it builds the SDK in clients/ts)"
     )
     port = free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -65,7 +65,7 @@ def test_page_and_its_modules_are_served(base_url: str) -> None:
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")
     assert 'src="/static/main.mjs"' in page.text
-    for path in ("/static/main.mjs", "/static/vendor/msgpack/index.mjs"):
+    for path in ("/static/main.mjs", "/static/sdk/index.js", "/static/sdk/msgpack/index.mjs"):
         module = httpx.get(base_url + path, timeout=5)
         assert module.status_code == 200, path
         assert module.headers["content-type"].startswith("text/javascript"), path

@@ -537,21 +537,22 @@ def test_todays_daily_once_played_says_so_with_a_countdown(open_page: Any) -> No
 
 
 def test_every_module_the_page_imports_is_preloaded(base_url: str) -> None:
-    """No import waterfall: index.html preloads the client's modules and msgpack's whole
-    import graph (read from the installed package), and each preload is served."""
+    """No import waterfall: index.html preloads the client's modules and the SDK's whole
+    import graph (read from its browser build, msgpack's copy included), and each preload
+    is served."""
     page = httpx.get(f"{base_url}/", timeout=5).text
     preloaded = set(re.findall(r'<link rel="modulepreload" href="([^"]+)">', page))
     static = ROOT / "clients/web/static"
     wanted = {f"/static/{path.name}" for path in static.glob("*.mjs") if path.name != "main.mjs"}
-    vendor = ROOT / "clients/web/node_modules/@msgpack/msgpack/dist.esm"
-    todo = [vendor / "index.mjs"]
+    sdk = (ROOT / "clients/ts/dist/browser").resolve()
+    todo = [sdk / "index.js"]
     while todo:
         module = todo.pop()
-        url = "/static/vendor/msgpack/" + module.relative_to(vendor).as_posix()
+        url = "/static/sdk/" + module.relative_to(sdk).as_posix()
         if url in wanted:
             continue
         wanted.add(url)
-        for name in re.findall(r'from "(\./[^"]+)"', module.read_text()):
+        for name in re.findall(r"""from ["'](\./[^"']+)["']""", module.read_text()):
             todo.append((module.parent / name).resolve())
     assert wanted == preloaded, (wanted - preloaded, preloaded - wanted)
     for url in preloaded:

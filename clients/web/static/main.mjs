@@ -5,7 +5,7 @@
 
 import { animateDeal, animateFrom, measure, motion, motionAllowed } from './animate.mjs';
 import { finishMove, safeMove } from './automove.mjs';
-import { ApiError, Socket, rest, socketUrl } from './net.mjs';
+import { Connection, RestClient, SolitaireError, applyCompact, expandMove, expandOps, socketUrl } from '/static/sdk/index.js';
 import {
   onReplayKey,
   playerLabel,
@@ -27,7 +27,7 @@ import {
   renderTable,
   updateHints,
 } from './render.mjs';
-import { OutOfSync, applyOps, cardsAt, clone, longPatch, parseAddress, parseMove, scoreOf } from './view.mjs';
+import { OutOfSync, applyOps, cardsAt, clone, parseAddress, parseMove, scoreOf } from './view.mjs';
 
 const TOKEN_KEY = 'patience.player';
 const SETTINGS_KEY = 'patience.settings';
@@ -44,6 +44,9 @@ const MESSAGE_MS = 8000;
 const DRAG_THRESHOLD_PX = 6;
 /** A move with no answer after this long: the socket is taken for dead and restarted. */
 const MOVE_REPLY_MS = 8000;
+
+/** REST calls (the SDK's client; each call passes the player's token itself). */
+const api = new RestClient();
 
 const $ = (testid) => document.querySelector(`[data-testid="${testid}"]`);
 
@@ -516,46 +519,49 @@ function onSnapshot(message) {
   scheduleAutoPlay();
 }
 
-/** A patch (in the long form of `longPatch`): a `patch` frame's, or our `accepted`'s. */
-function onPatch(message) {
+/** A compact patch (a `patch` frame, or the one an `accepted` carries): version v-1 → v. */
+function onPatch(patch) {
   if (state.view === null) return;
-  if (message.to <= state.version) return; // already have it
-  if (message.from !== state.version) {
+  if (patch.v <= state.version) return; // already have it
+  if (patch.v !== state.version + 1) {
     scheduleResubscribe(); // a gap: ask for what we missed
     return;
   }
   const view = clone(state.view);
+  let move;
+  let ops;
   try {
-    applyOps(view, message.ops, message.move);
+    move = expandMove(patch.m);
+    ops = expandOps(patch.o);
+    applyCompact(view, patch);
   } catch (error) {
     if (!(error instanceof OutOfSync)) throw error;
     subscribe(true, true); // out of step: get a full snapshot
     return;
   }
-  if (message.redeals_left !== undefined) view.redeals_left = message.redeals_left;
   state.view = view;
   const ahead = state.ahead;
   dropAhead(true);
   // Drawn ahead: the table already shows this move, and the patch's piles are redrawn from
   // the server's view (a refill animates; the card moved is already in place).
   // Another move than the one drawn ahead (made elsewhere first): redraw it all.
-  viewStamp += ahead && (ahead.version !== message.to || ahead.move !== message.move) ? 2 : 1;
-  state.version = message.to;
-  if (message.move === 'undo') state.autoPaused = true;
+  viewStamp += ahead && (ahead.version !== patch.v || ahead.move !== move) ? 2 : 1;
+  state.version = patch.v;
+  if (move === 'undo') state.autoPaused = true;
   if (state.undoable !== null) {
-    if (message.move === 'undo') state.undoable = Math.max(state.undoable - 1, 0);
-    else if (message.move !== 'resign') state.undoable += 1;
+    if (move === 'undo') state.undoable = Math.max(state.undoable - 1, 0);
+    else if (move !== 'resign') state.undoable += 1;
   }
-  if (message.status !== undefined) state.status = message.status; // sent when it changes
-  state.score = scoreOf(view);
+  if (patch.s !== undefined) state.status = patch.s; // sent only when it changes
+  state.score = scoreOf(view); // the cards on the foundations
   if (state.startedAt === null) state.startedAt = Date.now();
   if (state.status !== 'playing' && state.endedAt === null) state.endedAt = Date.now();
   keepSelection();
   checkCaughtUp();
   checkLegalMoves();
-  render(message.ops);
+  render(ops);
   noteTiming('confirmed');
-  const said = describeMove(message.move, message.ops, view);
+  const said = describeMove(move, ops, view);
   const outcome = playing() ? '' : ` ${outcomeText(state.game, state.status, view, state.score, CARDS[state.game])}`;
   announce(`${said}${outcome}`);
   if (state.status !== 'playing' && state.daily) loadLeaderboard();
@@ -565,11 +571,12 @@ function onPatch(message) {
 function onAccepted(message) {
   if (state.pending && state.pending.move_id === message.move_id) state.pending = null;
   if (message.game_id !== state.gameId) return;
-  if (message.patch) onPatch(longPatch(message.patch)); // our move's patch: none comes apart
   if (message.duplicate) {
     scheduleResubscribe(); // legal moves may not be those of our version: ask again
   } else {
     state.legal = { moves: message.legal_moves, version: message.version };
+    // The mover's socket gets no patch frame of its own move: the accepted carries it.
+    if (message.patch) onPatch(message.patch);
     scheduleAutoPlay();
   }
   if (message.version > state.version) {
@@ -621,7 +628,7 @@ const HANDLERS = {
   authenticated: () => {},
   subscribed: onSubscribed,
   snapshot: (m) => m.game_id === state.gameId && onSnapshot(m),
-  patch: (m) => m.g === state.gameId && onPatch(longPatch(m)),
+  patch: (m) => m.g === state.gameId && onPatch(m),
   accepted: onAccepted,
   rejected: onRejected,
   unsubscribed: () => {},
@@ -635,38 +642,45 @@ function authenticate() {
   if (state.player) socket.send({ type: 'auth', token: state.player.token });
 }
 
-const socket = new Socket(socketUrl(), {
-  onopen(isReconnect) {
-    state.socketOpen = true;
-    authenticate();
-    if (state.gameId) {
-      subscribe(isReconnect);
-      if (!isReconnect) setConnection('connecting');
-      if (state.pending) transmit(state.pending); // its reply was lost with the old socket
-    } else {
-      setConnection('online');
-    }
-    render();
-  },
-  onmessage(message) {
-    const handler = HANDLERS[message.type];
-    if (handler) handler(message);
-  },
-  onclose() {
+// The SDK's connection carries the frames (msgpack, reconnect with backoff, pings); the page
+// keeps its own game state (moves drawn ahead of the server, animations) from the messages.
+const socket = new Connection({ url: socketUrl(location.origin) });
+
+function onSocketOpen(isReconnect) {
+  state.socketOpen = true;
+  authenticate();
+  if (state.gameId) {
+    subscribe(isReconnect);
+    if (!isReconnect) setConnection('connecting');
+    if (state.pending) transmit(state.pending); // its reply was lost with the old socket
+  } else {
+    setConnection('online');
+  }
+  render();
+}
+
+socket.on('connection', ({ state: socketState, reconnect }) => {
+  if (socketState === 'open') {
+    onSocketOpen(reconnect);
+    return;
+  }
+  if (state.socketOpen) {
     state.socketOpen = false;
     render();
-  },
-  onstate(socketState) {
-    if (socketState === 'offline') setConnection('offline');
-    else if (socketState === 'connecting') setConnection(state.connection === 'connecting' ? 'connecting' : 'offline');
-  },
+  }
+  if (socketState === 'offline') setConnection('offline');
+  else if (socketState === 'connecting') setConnection(state.connection === 'connecting' ? 'connecting' : 'offline');
+});
+socket.on('message', (message) => {
+  const handler = HANDLERS[message.type];
+  if (handler) handler(message);
 });
 
 // -- opening and starting games ---------------------------------------------------------------
 
 async function ensurePlayer() {
   if (state.player) return state.player;
-  const player = await rest('POST', '/v1/players', { body: {} });
+  const player = await api.request('POST', '/v1/players', { body: {} });
   savePlayer(player);
   authenticate();
   return player;
@@ -676,12 +690,12 @@ async function ensurePlayer() {
 async function asPlayer(method, path, body) {
   await ensurePlayer();
   try {
-    return await rest(method, path, { token: state.player.token, body });
+    return await api.request(method, path, { token: state.player.token, body });
   } catch (error) {
-    if (!(error instanceof ApiError) || error.code !== 'unauthorized') throw error;
+    if (!(error instanceof SolitaireError) || error.code !== 'unauthorized') throw error;
     savePlayer(null);
     await ensurePlayer();
-    return rest(method, path, { token: state.player.token, body });
+    return api.request(method, path, { token: state.player.token, body });
   }
 }
 
@@ -689,7 +703,7 @@ async function asPlayer(method, path, body) {
 const session = {
   player: () => state.player,
   async register(name) {
-    const player = await rest('POST', '/v1/players', { body: name ? { name } : {} });
+    const player = await api.request('POST', '/v1/players', { body: name ? { name } : {} });
     savePlayer({ player_id: player.player_id, token: player.token });
     authenticate();
     return player;
@@ -750,7 +764,7 @@ function showOpened(snapshot, deal) {
 /** A resumed game's timer runs from its first move (the log's server time). */
 async function loadStartTime(gameId) {
   try {
-    const log = await rest('GET', `/v1/games/${encodeURIComponent(gameId)}/log`, {
+    const log = await api.request('GET', `/v1/games/${encodeURIComponent(gameId)}/log`, {
       token: state.player ? state.player.token : undefined,
     });
     if (gameId === state.gameId && log.moves && state.version === log.moves.length) {
@@ -815,9 +829,9 @@ async function startDaily(event, tries = DAILY_NOT_READY_TRIES) {
       showDailyDone(snapshot);
     }
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'daily_not_ready' && tries > 1) {
+    if (error instanceof SolitaireError && error.code === 'daily_not_ready' && tries > 1) {
       say("Today's deal is still being chosen: trying again in a moment.", 'info');
-      const wait = error.body?.error?.retry_after_ms || 2000;
+      const wait = error.retryAfterMs || 2000;
       setTimeout(() => startDaily(event, tries - 1), wait);
       return;
     }
@@ -886,12 +900,12 @@ async function loadLeaderboard() {
   const note = $('leaderboard-note');
   const back = state.boardDaysBack;
   try {
-    const today = await rest('GET', `/v1/daily/${game}`);
+    const today = await api.request('GET', `/v1/daily/${game}`);
     nextDailyAt = Date.now() + today.seconds_to_next * 1000;
     renderCountdown();
     renderProof(today);
-    const daily = back ? await rest('GET', `/v1/daily/${game}/${dayBefore(today.date)}`) : today;
-    const board = await rest('GET', `/v1/leaderboards/${game}/${daily.date}?limit=20`, {
+    const daily = back ? await api.request('GET', `/v1/daily/${game}/${dayBefore(today.date)}`) : today;
+    const board = await api.request('GET', `/v1/leaderboards/${game}/${daily.date}?limit=20`, {
       token: state.player ? state.player.token : undefined,
     });
     if (request !== leaderboardRequest) return;
@@ -1346,10 +1360,10 @@ async function onHint() {
     say(`${what} ${chance}`, 'info');
     announce(`${what} ${chance}`);
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof SolitaireError)) throw error;
     let text = HINT_REFUSALS[error.code] || `No hint: ${error.message}`;
     if (error.code === 'rate_limited') {
-      const wait = Math.ceil((error.body?.error?.retry_after_ms || 1000) / 1000);
+      const wait = Math.ceil((error.retryAfterMs || 1000) / 1000);
       text = `Too many hints for now: try again in ${wait} s.`;
     }
     say(text, 'error');
@@ -1408,7 +1422,7 @@ function closeMenu() {
 /** The games' summaries and pile hints (GET /v1/games): the rules panel's and labels' source. */
 async function loadGames() {
   try {
-    const { games } = await rest('GET', '/v1/games');
+    const { games } = await api.request('GET', '/v1/games');
     state.games = Object.fromEntries(games.map((game) => [game.name, game]));
     updateHints($('table'), state.games[state.game]?.piles);
   } catch (error) {
@@ -1499,7 +1513,11 @@ function main() {
   $('game-select').addEventListener('change', loadLeaderboard);
   $('leaderboard-refresh').addEventListener('click', loadLeaderboard);
   window.addEventListener('hashchange', route);
-  socket.start();
+  socket.connect().catch(() => {}); // it reconnects by itself; the page shows the state
+  window.addEventListener('online', () => socket.reconnectNow());
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'visible') socket.reconnectNow();
+  });
   render();
   route();
   loadGames();

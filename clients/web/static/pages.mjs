@@ -3,13 +3,14 @@
 // They read REST routes only (protocol/REST.md, "Players" and "Replays"); the replay's
 // tables come from the server's patches, taken backwards from the last table.
 
-import { decode, encode } from '/static/vendor/msgpack/index.mjs';
-import { ApiError, rest, socketUrl } from './net.mjs';
+import { Connection, RestClient, SolitaireError, expandMove, expandOps, socketUrl } from '/static/sdk/index.js';
 import { formatClock } from './panels.mjs';
 import { GAME_TITLES, cardName, pileName, renderTable } from './render.mjs';
-import { OutOfSync, applyOps, clone, longPatch, parseMove } from './view.mjs';
+import { OutOfSync, applyOps, clone, parseMove } from './view.mjs';
 
 const $ = (testid) => document.querySelector(`[data-testid="${testid}"]`);
+/** REST calls of these pages (the SDK's client; each passes the player's token itself). */
+const api = new RestClient();
 const HISTORY_PAGE = 20;
 /** How long the replay waits for the server's patches before showing the moves alone. */
 const PATCHES_WAIT_MS = 5000;
@@ -161,7 +162,7 @@ export async function saveName(session, event) {
     if (!session.player() || event.submitter) await showMyGames(session);
     $('name-shown').textContent = me.name ? `Saved: leaderboards show you as “${me.name}”.` : 'Name removed.';
   } catch (failure) {
-    if (!(failure instanceof ApiError)) throw failure;
+    if (!(failure instanceof SolitaireError)) throw failure;
     input.setAttribute('aria-invalid', 'true');
     error.textContent = NAME_ERRORS[failure.code] || failure.message;
     input.focus();
@@ -212,39 +213,43 @@ function pileOf(view, address) {
   return Array.isArray(pile) ? pile : null;
 }
 
-/** The game's patches from version `from` on, over a WebSocket of its own. */
+/**
+ * The game's patches from version `from` on, over a connection of its own, each as
+ * {move, ops} in the long form of DIFF.md (the SDK expands the compact patches).
+ */
 function fetchPatches(gameId, token, from) {
   return new Promise((resolve) => {
     const patches = [];
     let target = null;
-    const ws = new WebSocket(socketUrl());
-    ws.binaryType = 'arraybuffer';
+    const connection = new Connection({ url: socketUrl(location.origin) });
     const done = (result) => {
       clearTimeout(timer);
-      ws.onmessage = ws.onclose = ws.onerror = null;
-      if (ws.readyState <= WebSocket.OPEN) ws.close();
+      connection.close();
       resolve(result);
     };
     const timer = setTimeout(() => done(null), PATCHES_WAIT_MS);
-    ws.onopen = () => {
-      if (token) ws.send(encode({ type: 'auth', token }));
-      ws.send(encode({ type: 'subscribe', game_id: gameId, version: from }));
-    };
-    ws.onmessage = (event) => {
-      const message = decode(new Uint8Array(event.data));
-      const game = message.type === 'patch' ? message.g : message.game_id;
-      if (game !== undefined && game !== gameId) return;
+    connection.on('connection', ({ state }) => {
+      if (state === 'open') {
+        if (token) connection.send({ type: 'auth', token });
+        connection.send({ type: 'subscribe', game_id: gameId, version: from });
+      } else if (state !== 'closed') {
+        done(null); // the socket went: the moves are listed alone
+      }
+    });
+    connection.on('message', (message) => {
+      const id = message.type === 'patch' ? message.g : message.game_id;
+      if (id !== undefined && id !== null && id !== gameId) return;
       if (message.type === 'subscribed') {
         target = message.version;
         if (target === from) done(patches);
       } else if (message.type === 'patch') {
-        patches.push(longPatch(message));
+        patches.push({ move: expandMove(message.m), ops: expandOps(message.o) });
         if (message.v === target) done(patches);
       } else if (message.type === 'snapshot' || message.type === 'error') {
         done(null); // too far back: the server sends the table as it is instead
       }
-    };
-    ws.onerror = ws.onclose = () => done(null);
+    });
+    connection.connect().catch(() => done(null));
   });
 }
 
@@ -263,7 +268,7 @@ export async function showReplay(gameId, token) {
   resetReplay('Replay');
   let exported;
   try {
-    exported = await rest('GET', `/v1/games/${encodeURIComponent(gameId)}/replay`, { token });
+    exported = await api.request('GET', `/v1/games/${encodeURIComponent(gameId)}/replay`, { token });
   } catch (error) {
     $('replay-note').textContent = replayRefusal(error);
     return;
@@ -279,7 +284,7 @@ export async function showReplay(gameId, token) {
   const from = Math.max(last - PATCH_HISTORY, 0);
   try {
     [snapshot, patches] = await Promise.all([
-      rest('GET', `/v1/games/${encodeURIComponent(gameId)}`, { token }),
+      api.request('GET', `/v1/games/${encodeURIComponent(gameId)}`, { token }),
       fetchPatches(gameId, token, from),
     ]);
   } catch (error) {
@@ -307,10 +312,10 @@ export async function showReplay(gameId, token) {
 }
 
 function replayRefusal(error) {
-  if (error instanceof ApiError && error.code === 'daily_open') {
-    return `This daily is still open: its games can be watched after the day closes, ${closingWords(error.body?.error?.closes)}.`;
+  if (error instanceof SolitaireError && error.code === 'daily_open') {
+    return `This daily is still open: its games can be watched after the day closes, ${closingWords(error.details.closes)}.`;
   }
-  if (error instanceof ApiError && error.code === 'unknown_game') return 'There is no such game (or it has expired).';
+  if (error instanceof SolitaireError && error.code === 'unknown_game') return 'There is no such game (or it has expired).';
   return `The replay could not be loaded: ${error.message}`;
 }
 
@@ -321,17 +326,17 @@ async function loadVerdict(gameId, token, exported) {
   integrity.textContent = 'Audit: checking…';
   fair.textContent = '';
   try {
-    const verdict = await rest('GET', `/v1/games/${encodeURIComponent(gameId)}/verdict`, { token });
+    const verdict = await api.request('GET', `/v1/games/${encodeURIComponent(gameId)}/verdict`, { token });
     const words = verdictWords(verdict, exported);
     integrity.textContent = words.integrity;
     fair.textContent = words.fair;
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'not_finished') {
+    if (error instanceof SolitaireError && error.code === 'not_finished') {
       integrity.textContent =
         exported.daily && exported.status !== 'playing'
           ? "Audit: a daily game's verdict comes once its day has closed."
           : 'Audit: the game is still being played, so there is no verdict yet.';
-    } else if (error instanceof ApiError && error.code === 'audit_busy') {
+    } else if (error instanceof SolitaireError && error.code === 'audit_busy') {
       integrity.textContent = 'Audit: the auditor is busy right now; open the replay again in a moment.';
     } else {
       integrity.textContent = `Audit: unavailable (${error.message}).`;
@@ -366,7 +371,7 @@ export async function showPar(game, date) {
   $('verdict').hidden = true;
   let daily;
   try {
-    daily = await rest('GET', `/v1/daily/${encodeURIComponent(game)}/${encodeURIComponent(date)}`);
+    daily = await api.request('GET', `/v1/daily/${encodeURIComponent(game)}/${encodeURIComponent(date)}`);
   } catch (error) {
     $('replay-note').textContent = `The day could not be loaded: ${error.message}`;
     return;

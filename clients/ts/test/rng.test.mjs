@@ -1,13 +1,13 @@
-// Conformance of rng.mjs with protocol/vectors.json.
-// Run: node --test protocol/js/test-*.mjs   (on Node 18/20 also: node --test protocol/js/)
+// Conformance of the SDK's RNG (src/rng.ts, src/sha256.ts) with protocol/vectors.json.
+// Run: npm test (in clients/ts, after npm run build)
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { InvalidSeed, SeedRng, cardText, parseCard, shuffledDeck } from './rng.mjs';
+import { InvalidSeed, SeedRng, cardText, parseCard, sha256Hex, shuffledDeck } from '../dist/index.js';
 
-const vectors = JSON.parse(readFileSync(new URL('../vectors.json', import.meta.url), 'utf8'));
+const vectors = JSON.parse(readFileSync(new URL('../../../protocol/vectors.json', import.meta.url), 'utf8'));
 const seeds = vectors.rng.seeds;
 
 test('vectors file has rng seeds', () => {
@@ -60,6 +60,13 @@ test('card texts', () => {
   assert.equal(cardText(51), 'KS');
   assert.equal(cardText(52), 'AC');
   for (let face = 0; face < 52; face++) assert.equal(parseCard(cardText(face)), face);
+});
+
+test('sha256 matches node:crypto on many lengths', () => {
+  for (let n = 0; n < 200; n++) {
+    const text = 'abc:'.repeat(n).slice(0, n * 3 + (n % 5));
+    assert.equal(sha256Hex(text), createHash('sha256').update(text, 'ascii').digest('hex'), `length ${text.length}`);
+  }
 });
 
 test('invalid seeds are rejected', () => {

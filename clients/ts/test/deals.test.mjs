@@ -1,15 +1,16 @@
-// Conformance of deals.mjs, view.mjs and state.mjs with the "deals" part of protocol/vectors.json:
-// every dealt table and view, every state hash, and every playout replayed op by op.
-// Run: node --test protocol/js/test-*.mjs
+// Conformance of the SDK's deals, views and state hashes with the "deals" part of
+// protocol/vectors.json: every dealt table and view, every state hash, and every playout
+// replayed op by op (long-form ops, on the view and on the full table).
+// Run: npm test (in clients/ts, after npm run build)
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { GAMES, GAME_NAMES, dealIds, dealTable } from './deals.mjs';
-import { stateHash } from './state.mjs';
-import { OutOfSync, applyOps, dealView, pileAt, scoreOf, viewOfTable } from './view.mjs';
+import {
+  GAMES, GAME_NAMES, OutOfSync, applyOps, dealIds, dealTable, dealView, pileAt, scoreOf, stateHash, viewOfTable,
+} from '../dist/index.js';
 
-const vectors = JSON.parse(readFileSync(new URL('../vectors.json', import.meta.url), 'utf8'));
+const vectors = JSON.parse(readFileSync(new URL('../../../protocol/vectors.json', import.meta.url), 'utf8'));
 const { games, deals, playouts } = vectors.deals;
 
 test('the vectors have deals and playouts of every game', () => {
