@@ -24,6 +24,7 @@ import uvicorn
 
 from server.config import Settings
 from server.logs import logging_config
+from server.wstransport import protocol_path
 
 #: WebSocket frames above this are refused by the transport (close 1009); the
 #: protocol's own, smaller limit answers bigger frames with a typed error.
@@ -81,7 +82,7 @@ def serve(settings: Settings) -> None:
         timeout_keep_alive=KEEP_ALIVE,
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN,
         ws_max_size=WS_TRANSPORT_LIMIT,
-        ws="websockets-sansio",
+        ws=protocol_path(settings.ws_compression),
         lifespan="on",
     )
 
