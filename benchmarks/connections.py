@@ -46,6 +46,7 @@ from typing import Any
 import httpx
 import msgpack
 
+from server.__main__ import raise_open_file_limit
 from server.testing import RedisProcess, free_port
 from server.wstransport import protocol_path
 
@@ -59,6 +60,8 @@ OPENING_AT_ONCE = 50
 #: Seconds a socket has to be subscribed, and a patch to arrive.
 READY_TIMEOUT = 120.0
 FANOUT_TIMEOUT = 30.0
+#: Seconds the server has to let go of the sockets once the clients closed them.
+CLOSE_TIMEOUT = 120.0
 #: Game of the spectators (the largest snapshot) and of the idle sockets.
 SPECTATED_GAME = "empress_of_italy"
 IDLE_GAME = "balcony"
@@ -107,6 +110,8 @@ class Socket(asyncio.Protocol):
         )
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self.ready.done():
+            self.process.lost += 1
         if not self.ready.done():
             self.ready.set_exception(ConnectionError(f"closed before subscribed ({exc})"))
 
@@ -164,6 +169,9 @@ class Socket(asyncio.Protocol):
             if opcode == 0x9:  # ping: answer, or the server drops the socket
                 assert self.transport is not None
                 self.transport.write(bytes([0x8A, 0x80 | size]) + b"\0\0\0\0" + payload)
+            elif opcode == 0x8:
+                code = int.from_bytes(payload[:2], "big") if size >= 2 else 1005
+                self.process.close_codes[code] = self.process.close_codes.get(code, 0) + 1
             elif opcode in (0x1, 0x2):
                 self.on_message(first & 0x40 != 0, payload, start + size)
 
@@ -181,7 +189,7 @@ class Socket(asyncio.Protocol):
         if message["type"] == "error":
             self.ready.set_exception(RuntimeError(f"refused: {message}"))
         elif message["type"] == "snapshot":
-            self.process.snapshot_bytes = wire_size
+            self.process.snapshot_bytes[self.game_id] = wire_size
             self.inflater = None  # later frames are only counted
             self.ready.set_result(None)
 
@@ -194,7 +202,11 @@ class ClientProcess:
     arrivals: list[float] = field(default_factory=list)
     arrival_bytes: int = 0
     extensions: str = ""
-    snapshot_bytes: int = 0
+    #: Subscribed sockets the server closed, and the codes of its close frames.
+    lost: int = 0
+    close_codes: dict[int, int] = field(default_factory=dict)
+    #: Game -> bytes on the wire of its snapshot (the last one received).
+    snapshot_bytes: dict[str, int] = field(default_factory=dict)
 
     def arrived(self, wire_size: int) -> None:
         self.arrivals.append(time.monotonic())
@@ -228,13 +240,24 @@ class ClientProcess:
             "snapshot_bytes": self.snapshot_bytes,
         }
 
-    async def wait_arrivals(self, expected: int) -> dict[str, Any]:
+    async def wait_arrivals(self, game_id: str) -> dict[str, Any]:
+        """The arrival times of a patch of ``game_id`` at each of its subscribed sockets."""
+        expected = sum(
+            1
+            for socket in self.sockets
+            if socket.game_id == game_id and socket.ready.done() and not socket.ready.exception()
+        )
         deadline = time.monotonic() + FANOUT_TIMEOUT
         while len(self.arrivals) < expected and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
         arrivals, self.arrivals = self.arrivals, []
         wire, self.arrival_bytes = self.arrival_bytes, 0
-        return {"arrivals": arrivals, "bytes": wire}
+        return {
+            "arrivals": arrivals,
+            "bytes": wire,
+            "lost": self.lost,
+            "close_codes": self.close_codes,
+        }
 
     def close(self) -> int:
         for socket in self.sockets:
@@ -259,8 +282,7 @@ class ClientProcess:
 
 
 def client_main(pipe: Connection, port: int, source_address: str) -> None:
-    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    raise_open_file_limit()
     asyncio.run(ClientProcess(port, source_address).serve(pipe))
 
 
@@ -296,13 +318,12 @@ def open_files(pid: int) -> int:
     return 0
 
 
+def server_open_files(root: int) -> int:
+    return sum(open_files(pid) for pid in process_tree(root))
+
+
 def server_rss_mb(root: int) -> float:
     return sum(rss_kb(pid) for pid in process_tree(root)) / 1024
-
-
-def raise_open_files() -> None:
-    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
 async def wait_healthy(http: httpx.AsyncClient, process: subprocess.Popen[bytes]) -> None:
@@ -342,6 +363,10 @@ class ModeResult:
     patch_bytes: list[float] = field(default_factory=list)
     fanouts: list[tuple[float, float, float, int]] = field(default_factory=list)
     workers: list[tuple[int, int]] = field(default_factory=list)
+    lost: int = 0
+    close_codes: list[dict[int, int]] = field(default_factory=list)
+    #: The machine's one-minute load average at the end (other jobs skew the times).
+    load: float = 0.0
 
 
 async def run_mode(args: argparse.Namespace, mode: str) -> ModeResult:
@@ -369,9 +394,7 @@ async def run_mode(args: argparse.Namespace, mode: str) -> ModeResult:
             "--log-level",
             "warning",
         ]
-        server = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, preexec_fn=raise_open_files, start_new_session=True
-        )
+        server = subprocess.Popen(command, stdin=subprocess.DEVNULL, start_new_session=True)
         context = multiprocessing.get_context("spawn")
         pipes: list[Connection] = []
         clients = []
@@ -409,11 +432,9 @@ async def run_mode(args: argparse.Namespace, mode: str) -> ModeResult:
                         else idle_games[number % len(idle_games)]
                     )
                     plans[number % len(pipes)].append((viewer, game_id))
-                spectators_of = [
-                    sum(1 for _, game_id in plan if game_id == spectated["id"]) for plan in plans
-                ]
                 await asyncio.sleep(3)  # the workers' start-up allocations are done
                 result.before_mb = server_rss_mb(server.pid)
+                files_before = server_open_files(server.pid)
                 started = time.monotonic()
                 opened = await ask(pipes, "open", plans)
                 result.opening_seconds = time.monotonic() - started
@@ -422,12 +443,11 @@ async def run_mode(args: argparse.Namespace, mode: str) -> ModeResult:
                     if answer["failed"]:
                         print(f"  {answer['failed']} sockets failed: {answer['failures']}")
                 result.extensions = opened[0]["extensions"]
-                result.snapshot_bytes = opened[0]["snapshot_bytes"]
+                result.snapshot_bytes = opened[0]["snapshot_bytes"].get(spectated["id"], 0)
                 await asyncio.sleep(args.settle)
                 result.open_mb = server_rss_mb(server.pid)
                 result.workers = [
-                    (rss_kb(pid) // 1024, open_files(pid))
-                    for pid in process_tree(server.pid)[1:]
+                    (rss_kb(pid) // 1024, open_files(pid)) for pid in process_tree(server.pid)[1:]
                 ]
                 snapshot = spectated
                 for _ in range(args.moves):
@@ -439,8 +459,10 @@ async def run_mode(args: argparse.Namespace, mode: str) -> ModeResult:
                         headers=headers,
                     )
                     reply.raise_for_status()
-                    answers = await ask(pipes, "wait", spectators_of)
+                    answers = await ask(pipes, "wait", [spectated["id"]] * len(pipes))
                     arrivals = sorted(t - sent for answer in answers for t in answer["arrivals"])
+                    result.lost = sum(answer["lost"] for answer in answers)
+                    result.close_codes = [answer["close_codes"] for answer in answers]
                     received = len(arrivals)
                     if received:
                         median = statistics.median(arrivals)
@@ -450,8 +472,16 @@ async def run_mode(args: argparse.Namespace, mode: str) -> ModeResult:
                     snapshot = reply.json()["snapshot"]
                     await asyncio.sleep(0.5)
                 await ask(pipes, "close", [None] * len(pipes))
+                # Until the workers have let go of every socket, then the settling time.
+                deadline = time.monotonic() + CLOSE_TIMEOUT
+                while server_open_files(server.pid) > files_before + 20:
+                    if time.monotonic() > deadline:
+                        print("  the server still holds sockets after the clients closed")
+                        break
+                    await asyncio.sleep(0.5)
                 await asyncio.sleep(args.settle)
                 result.after_mb = server_rss_mb(server.pid)
+                result.load = os.getloadavg()[0]
         finally:
             for pipe in pipes:
                 with contextlib.suppress(OSError):
@@ -469,6 +499,7 @@ def report(result: ModeResult, spectators: int) -> None:
     grown = result.open_mb - result.before_mb
     per_socket = grown * 1024 / result.sockets if result.sockets else float("nan")
     print(f"\n--ws-compression {result.mode}: negotiated {result.extensions or 'nothing'!r}")
+    print(f"  load average at the end: {result.load:.1f} (over {os.cpu_count()} cores)")
     print(
         f"  {result.sockets:,} sockets open in {result.opening_seconds:.1f} s; workers "
         f"(RSS MB, open files): {result.workers}"
@@ -486,6 +517,8 @@ def report(result: ModeResult, spectators: int) -> None:
             f"  move {number}: {received:,}/{spectators:,} spectators, first "
             f"{first * 1000:.0f} ms, median {median * 1000:.0f} ms, last {last * 1000:.0f} ms"
         )
+    if result.lost:
+        print(f"  {result.lost} subscribed sockets closed by the server: {result.close_codes}")
     if result.patch_bytes:
         mean_patch = statistics.mean(result.patch_bytes)
         print(

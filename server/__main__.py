@@ -11,6 +11,7 @@ import contextlib
 import logging
 import logging.config
 import os
+import resource
 import shutil
 import signal
 import sys
@@ -66,7 +67,15 @@ def metrics_directory() -> Iterator[None]:
         shutil.rmtree(path, ignore_errors=True)
 
 
+def raise_open_file_limit() -> None:
+    """Lift the soft limit on open files to the hard one (often 1,024 of 20,000 or more):
+    each WebSocket is a file, and the workers inherit the limit."""
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
 def serve(settings: Settings) -> None:
+    raise_open_file_limit()
     os.environ.update(settings.to_environment())
     uvicorn.run(
         "server.app:app_from_environment",
