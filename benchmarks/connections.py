@@ -34,6 +34,7 @@ import contextlib
 import multiprocessing
 import os
 import resource
+import signal
 import statistics
 import subprocess
 import sys
@@ -362,7 +363,8 @@ class ModeResult:
     snapshot_bytes: int = 0
     patch_bytes: list[float] = field(default_factory=list)
     fanouts: list[tuple[float, float, float, int]] = field(default_factory=list)
-    workers: list[tuple[int, int]] = field(default_factory=list)
+    #: (pid, RSS MB, open files) of each process under the server's.
+    workers: list[tuple[int, int, int]] = field(default_factory=list)
     lost: int = 0
     close_codes: list[dict[int, int]] = field(default_factory=list)
     #: The machine's one-minute load average at the end (other jobs skew the times).
@@ -434,7 +436,6 @@ async def run_mode(args: argparse.Namespace, mode: str) -> ModeResult:
                     plans[number % len(pipes)].append((viewer, game_id))
                 await asyncio.sleep(3)  # the workers' start-up allocations are done
                 result.before_mb = server_rss_mb(server.pid)
-                files_before = server_open_files(server.pid)
                 started = time.monotonic()
                 opened = await ask(pipes, "open", plans)
                 result.opening_seconds = time.monotonic() - started
@@ -447,7 +448,8 @@ async def run_mode(args: argparse.Namespace, mode: str) -> ModeResult:
                 await asyncio.sleep(args.settle)
                 result.open_mb = server_rss_mb(server.pid)
                 result.workers = [
-                    (rss_kb(pid) // 1024, open_files(pid)) for pid in process_tree(server.pid)[1:]
+                    (pid, rss_kb(pid) // 1024, open_files(pid))
+                    for pid in process_tree(server.pid)[1:]
                 ]
                 snapshot = spectated
                 for _ in range(args.moves):
@@ -472,13 +474,13 @@ async def run_mode(args: argparse.Namespace, mode: str) -> ModeResult:
                     snapshot = reply.json()["snapshot"]
                     await asyncio.sleep(0.5)
                 await ask(pipes, "close", [None] * len(pipes))
-                # Until the workers have let go of every socket, then the settling time.
+                # Until the workers' open files stop falling (every socket let go; their
+                # Redis pools keep what they grew), then the settling time.
                 deadline = time.monotonic() + CLOSE_TIMEOUT
-                while server_open_files(server.pid) > files_before + 20:
-                    if time.monotonic() > deadline:
-                        print("  the server still holds sockets after the clients closed")
-                        break
-                    await asyncio.sleep(0.5)
+                held, previous = server_open_files(server.pid), -1
+                while held != previous and time.monotonic() < deadline:
+                    await asyncio.sleep(1.0)
+                    held, previous = server_open_files(server.pid), held
                 await asyncio.sleep(args.settle)
                 result.after_mb = server_rss_mb(server.pid)
                 result.load = os.getloadavg()[0]
@@ -501,8 +503,8 @@ def report(result: ModeResult, spectators: int) -> None:
     print(f"\n--ws-compression {result.mode}: negotiated {result.extensions or 'nothing'!r}")
     print(f"  load average at the end: {result.load:.1f} (over {os.cpu_count()} cores)")
     print(
-        f"  {result.sockets:,} sockets open in {result.opening_seconds:.1f} s; workers "
-        f"(RSS MB, open files): {result.workers}"
+        f"  {result.sockets:,} sockets open in {result.opening_seconds:.1f} s; processes "
+        f"(pid, RSS MB, open files): {result.workers}"
     )
     print(
         f"  server RSS MB: before {result.before_mb:.1f}, open {result.open_mb:.1f}, "
@@ -559,6 +561,8 @@ def main(argv: list[str] | None = None) -> int:
     limit = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     if per_process > limit - 100:
         parser.error(f"{per_process} sockets per client process: over the {limit} open files")
+    # A plain `kill` stops the run through its `finally` blocks (which stop the server).
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(1))
     asyncio.run(run(args))
     return 0
 

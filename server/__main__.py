@@ -34,6 +34,10 @@ WS_TRANSPORT_LIMIT = 1024 * 1024
 GRACEFUL_SHUTDOWN = 10
 #: Seconds an idle kept-alive HTTP connection stays open.
 KEEP_ALIVE = 5
+#: Seconds a worker may take to answer the supervisor's health check before it is killed
+#: and replaced (uvicorn's default, 5, killed workers holding thousands of WebSockets on
+#: a loaded machine: a full garbage collection over them holds the GIL that long).
+WORKER_HEALTHCHECK_TIMEOUT = 30
 #: The HTTP protocol: uvicorn's h11 one with a deadline on request heads.
 HTTP_PROTOCOL = "server.http:HeaderDeadlineH11Protocol"
 METRICS_DIR = "PROMETHEUS_MULTIPROC_DIR"
@@ -90,6 +94,7 @@ def serve(settings: Settings) -> None:
         h11_max_incomplete_event_size=settings.max_header_bytes,
         timeout_keep_alive=KEEP_ALIVE,
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN,
+        timeout_worker_healthcheck=WORKER_HEALTHCHECK_TIMEOUT,
         ws_max_size=WS_TRANSPORT_LIMIT,
         ws=protocol_path(settings.ws_compression),
         lifespan="on",
