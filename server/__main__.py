@@ -11,6 +11,7 @@ import contextlib
 import logging
 import logging.config
 import os
+import resource
 import shutil
 import signal
 import sys
@@ -24,6 +25,7 @@ import uvicorn
 
 from server.config import Settings
 from server.logs import logging_config
+from server.wstransport import protocol_path
 
 #: WebSocket frames above this are refused by the transport (close 1009); the
 #: protocol's own, smaller limit answers bigger frames with a typed error.
@@ -32,6 +34,10 @@ WS_TRANSPORT_LIMIT = 1024 * 1024
 GRACEFUL_SHUTDOWN = 10
 #: Seconds an idle kept-alive HTTP connection stays open.
 KEEP_ALIVE = 5
+#: Seconds a worker may take to answer the supervisor's health check before it is killed
+#: and replaced (uvicorn's default, 5, killed workers holding thousands of WebSockets on
+#: a loaded machine: a full garbage collection over them holds the GIL that long).
+WORKER_HEALTHCHECK_TIMEOUT = 30
 #: The HTTP protocol: uvicorn's h11 one with a deadline on request heads.
 HTTP_PROTOCOL = "server.http:HeaderDeadlineH11Protocol"
 METRICS_DIR = "PROMETHEUS_MULTIPROC_DIR"
@@ -65,7 +71,15 @@ def metrics_directory() -> Iterator[None]:
         shutil.rmtree(path, ignore_errors=True)
 
 
+def raise_open_file_limit() -> None:
+    """Lift the soft limit on open files to the hard one (often 1,024 of 20,000 or more):
+    each WebSocket is a file, and the workers inherit the limit."""
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
 def serve(settings: Settings) -> None:
+    raise_open_file_limit()
     os.environ.update(settings.to_environment())
     uvicorn.run(
         "server.app:app_from_environment",
@@ -80,8 +94,9 @@ def serve(settings: Settings) -> None:
         h11_max_incomplete_event_size=settings.max_header_bytes,
         timeout_keep_alive=KEEP_ALIVE,
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN,
+        timeout_worker_healthcheck=WORKER_HEALTHCHECK_TIMEOUT,
         ws_max_size=WS_TRANSPORT_LIMIT,
-        ws="websockets-sansio",
+        ws=protocol_path(settings.ws_compression),
         lifespan="on",
     )
 

@@ -12,6 +12,9 @@ from server.keys import MIN_SECRET_BYTES
 
 #: The values of ``--durability`` (``DURABILITY``), the default first.
 DURABILITY_LEVELS = ("none", "replica")
+#: The values of ``--ws-compression`` (``WS_COMPRESSION``), the default first
+#: (``server.wstransport`` says what each does).
+WS_COMPRESSION_MODES = ("message", "context", "off")
 
 
 def env_flag(value: str) -> bool:
@@ -258,6 +261,8 @@ class Settings:
     #: ``none``: a move is acknowledged once its Redis primary has it; ``replica``: once a
     #: replica of that primary has it too (``WAIT``), so a failover loses no acknowledged move.
     durability: str = "none"
+    #: permessage-deflate: ``message`` (each message on its own), ``context`` or ``off``.
+    ws_compression: str = "message"
     limits: Limits = Limits()
     #: ``json`` (one object per line) or ``text``; empty: :func:`default_log_format`.
     log_format: str = ""
@@ -286,6 +291,8 @@ class Settings:
             raise ValueError("the request head timeout is a positive number of seconds")
         if self.durability not in DURABILITY_LEVELS:
             raise ValueError(f"durability is one of {', '.join(DURABILITY_LEVELS)}")
+        if self.ws_compression not in WS_COMPRESSION_MODES:
+            raise ValueError(f"ws compression is one of {', '.join(WS_COMPRESSION_MODES)}")
         if not self.redis_url and (self.redis_cluster or self.durability != "none"):
             raise ValueError("--redis-cluster and --durability replica need --redis-url")
 
@@ -303,6 +310,7 @@ class Settings:
             ),
             "redis_cluster": env_flag(os.environ.get("REDIS_CLUSTER", "")),
             "durability": os.environ.get("DURABILITY", cls.durability),
+            "ws_compression": os.environ.get("WS_COMPRESSION", cls.ws_compression),
             "limits": limits_from_environment(),
             "log_format": os.environ.get("LOG_FORMAT", cls.log_format),
             "data_dir": os.environ.get("DATA_DIR", cls.data_dir),
@@ -366,6 +374,15 @@ class Settings:
         )
         if defaults.durability not in DURABILITY_LEVELS:
             parser.error(f"DURABILITY is one of {', '.join(DURABILITY_LEVELS)}")
+        parser.add_argument(
+            "--ws-compression",
+            choices=WS_COMPRESSION_MODES,
+            default=defaults.ws_compression,
+            help="WebSocket permessage-deflate: each message on its own (message, the "
+            "default), carried over between messages (context), or off (WS_COMPRESSION)",
+        )
+        if defaults.ws_compression not in WS_COMPRESSION_MODES:
+            parser.error(f"WS_COMPRESSION is one of {', '.join(WS_COMPRESSION_MODES)}")
         parser.add_argument(
             "--rate-limits",
             type=on_off,
@@ -447,6 +464,7 @@ class Settings:
                 ranked_min_account_age=args.ranked_min_account_age,
                 redis_cluster=args.redis_cluster,
                 durability=args.durability,
+                ws_compression=args.ws_compression,
                 limits=limits,
                 log_format=args.log_format or "",
                 data_dir=args.data_dir,
@@ -475,6 +493,7 @@ class Settings:
             "RANKED_MIN_ACCOUNT_AGE": str(self.ranked_min_account_age),
             "REDIS_CLUSTER": "1" if self.redis_cluster else "0",
             "DURABILITY": self.durability,
+            "WS_COMPRESSION": self.ws_compression,
             **limits_to_environment(self.limits),
             "LOG_FORMAT": self.log_format,
             "DATA_DIR": self.data_dir,

@@ -30,6 +30,7 @@ from server.dailies import DailySelector, load_choice, lock_key, tomorrow
 from server.embedded import valkey_binary
 from server.rules import GAMES
 from server.service import GameService
+from server.wstransport import PROTOCOLS
 
 #: The limits of test and benchmark servers: rate limits off, room for many sockets.
 UNLIMITED = Limits(rate_limits=False, max_connections_per_address=100_000)
@@ -272,15 +273,15 @@ class RedisClusterProcesses:
 
 
 @contextlib.asynccontextmanager
-async def serve_app(app: Starlette) -> AsyncIterator[int]:
+async def serve_app(app: Starlette, ws_compression: str = "message") -> AsyncIterator[int]:
     """``app`` served by uvicorn, as an asyncio task, on a free loopback port while
-    the block runs: the port."""
+    the block runs (WebSockets as ``--ws-compression`` says): the port."""
     port = free_port()
     config = uvicorn.Config(
         app,
         host="127.0.0.1",
         port=port,
-        ws="websockets-sansio",
+        ws=PROTOCOLS[ws_compression],
         ws_max_size=WS_TRANSPORT_LIMIT,
         lifespan="on",
         log_level="warning",

@@ -8,6 +8,7 @@ import contextlib
 import logging
 import secrets
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,13 +24,14 @@ from server.patches import normal_move
 from server.rules import load_game
 from server.service import GameService, owner_moves
 from server.store import ORIGIN_BYTES
+from server.wstransport import SCOPE_KEY, WebSocketProtocol
 
 log = logging.getLogger("server.ws")
 
 #: Consecutive protocol errors after which the connection is closed.
 MAX_PROTOCOL_ERRORS = 10
-#: Frames queued for a client that does not read before it is dropped.
-SEND_QUEUE = 2048
+#: Bytes waiting for a client that does not read before it is dropped.
+SEND_BUFFER_LIMIT = 512 * 1024
 #: Errors that are the client's protocol mistakes (not moves the rules refuse).
 PROTOCOL_ERRORS = {
     "malformed",
@@ -78,7 +80,10 @@ class Subscription:
 
 
 class Connection:
-    """One client socket: its player, its subscriptions, its send queue."""
+    """One client socket: its player, its subscriptions.
+
+    Frames are written as they are sent (``WebSocketProtocol.send_now``), with no task or
+    queue per socket: a patch reaches a worker's spectators in one loop over them."""
 
     def __init__(
         self,
@@ -97,7 +102,7 @@ class Connection:
         self.credits = Credits(limiter.limits, limiter.refused)
         self.player_id: str | None = None
         self.subscriptions: dict[str, Subscription] = {}
-        self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue(SEND_QUEUE)
+        self.transport: WebSocketProtocol = websocket.scope["extensions"][SCOPE_KEY]
         self.protocol_errors = 0
         self.closing: int | None = None
         self.tasks: set[asyncio.Task[None]] = set()
@@ -112,35 +117,28 @@ class Connection:
         if self.closing is not None:
             return
         frame = message if isinstance(message, bytes) else pack(message)
-        try:
-            self.outbox.put_nowait(frame)
-        except asyncio.QueueFull:
-            log.warning("client does not read its frames; closing")
-            self.close_soon(CLOSE_TRY_AGAIN_LATER)
+        buffered = self.transport.send_now(frame)
+        if buffered is not None and buffered > SEND_BUFFER_LIMIT:
+            # It would not read a close frame either.
+            log.warning("client does not read its frames; dropping it")
+            self.closing = CLOSE_TRY_AGAIN_LATER
+            self.transport.drop()
 
     def close_soon(self, code: int) -> None:
-        """Close after the frames already queued (all dropped if the queue is full)."""
+        """Close after the frames already sent (the client's read loop then ends)."""
         if self.closing is not None:
             return
         self.closing = code
-        if self.outbox.full():
-            while not self.outbox.empty():
-                self.outbox.get_nowait()
-        self.outbox.put_nowait(None)
+        self.spawn(self.websocket.close(code))
 
-    async def writer(self) -> None:
-        while True:
-            frame = await self.outbox.get()
-            if frame is None:
-                await self.websocket.close(self.closing or 1000)
-                return
-            await self.websocket.send_bytes(frame)
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
 
     def spawn_resync(self, subscription: Subscription) -> None:
         """Resync in the background (called from the hub, which cannot wait)."""
-        task = asyncio.create_task(self._background_resync(subscription))
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+        self.spawn(self._background_resync(subscription))
 
     async def _background_resync(self, subscription: Subscription) -> None:
         # The hub asks for a resync when its pub/sub connection comes back, which is often
@@ -457,9 +455,8 @@ async def retired_endpoint(websocket: WebSocket) -> None:
 
 async def serve(connection: Connection) -> None:
     """Read the client's frames until it leaves (or is closed)."""
-    writer = asyncio.create_task(connection.writer())
     try:
-        while not writer.done():
+        while True:
             message = await connection.websocket.receive()
             if message["type"] == "websocket.disconnect":
                 break
@@ -468,6 +465,3 @@ async def serve(connection: Connection) -> None:
         pass
     finally:
         await connection.close()
-        writer.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await writer

@@ -72,6 +72,7 @@ async def run_app(
     app: Starlette | None = None,
     redis_cluster: bool = False,
     durability: str = "none",
+    ws_compression: str = "message",
 ) -> AsyncIterator[RunningServer]:
     """``create_app`` served by uvicorn on a free loopback port, as an asyncio task
     (accounts may play ranked at once; the rate limits are off)."""
@@ -85,7 +86,7 @@ async def run_app(
         daily=TEST_DAILY,
     )
     app = app or create_app(settings)
-    async with serve_app(app) as port:
+    async with serve_app(app, ws_compression) as port:
         await dailies_idle(app)  # the tests see only their own requests' Redis keys
         yield RunningServer(app, port)
 

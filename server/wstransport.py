@@ -1,0 +1,269 @@
+"""The WebSocket transport: uvicorn's websockets-sansio protocol with permessage-deflate
+as ``--ws-compression`` sets it, and a send that takes no ``await``.
+
+Compression (README.md, "WebSocket compression"):
+
+- ``message``: each message is deflated on its own (``server_no_context_takeover`` and
+  ``client_no_context_takeover``), so a socket holds no zlib state between messages, and a
+  patch sent to many sockets is deflated once per worker (:func:`encoded_frame`);
+- ``context``: the deflate stream carries over from message to message (smaller frames),
+  with a small window and memory level, but each socket keeps its own compressor and
+  decompressor and each patch is deflated once per socket;
+- ``off``: permessage-deflate is not negotiated.
+
+In every mode, messages under :data:`MIN_COMPRESSED_SIZE` bytes are sent as they are.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import struct
+import zlib
+from collections.abc import Sequence
+from typing import Any
+
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.extensions.base import Extension, ServerExtensionFactory
+from websockets.extensions.permessage_deflate import (
+    PerMessageDeflate,
+    ServerPerMessageDeflateFactory,
+)
+from websockets.frames import Frame, Opcode
+from websockets.server import ServerProtocol
+from websockets.typing import ExtensionParameter
+
+from server.config import WS_COMPRESSION_MODES
+
+#: Messages shorter than this go uncompressed: deflate's block overhead (and, without a
+#: shared context, the lack of earlier messages to refer to) makes them no smaller.
+MIN_COMPRESSED_SIZE = 128
+#: The server's LZ77 window (2**12 = 4 KB): a snapshot fits in it; the zlib minimum is 9.
+SERVER_WINDOW_BITS = 12
+#: The window a client may use for what it sends (its messages are a few dozen bytes).
+CLIENT_WINDOW_BITS = 9
+#: zlib's memory level (1-9; default 8): 4 keeps a context compressor near 17 KB.
+MEMORY_LEVEL = 4
+#: The key of this protocol object in an ASGI scope's ``extensions``.
+SCOPE_KEY = "server.wstransport"
+#: A binary message's first header byte, and the flag of a deflated one (RSV1).
+BINARY_FIN = 0x80 | Opcode.BINARY.value
+RSV1 = 0x40
+
+
+class SmallFramesPlain(PerMessageDeflate):
+    """permessage-deflate that leaves messages under :data:`MIN_COMPRESSED_SIZE` as they are
+    (RFC 7692 lets each message choose; the client sees RSV1 unset)."""
+
+    def encode(self, frame: Frame) -> Frame:
+        if frame.opcode in (Opcode.TEXT, Opcode.BINARY) and len(frame.data) < MIN_COMPRESSED_SIZE:
+            return frame
+        return super().encode(frame)
+
+
+class BoundedDeflateFactory(ServerPerMessageDeflateFactory):
+    """Negotiates permessage-deflate with this module's window and memory bounds."""
+
+    def process_request_params(
+        self, params: Sequence[ExtensionParameter], accepted_extensions: Sequence[Extension]
+    ) -> tuple[list[ExtensionParameter], PerMessageDeflate]:
+        response, negotiated = super().process_request_params(params, accepted_extensions)
+        return response, SmallFramesPlain(
+            negotiated.remote_no_context_takeover,
+            negotiated.local_no_context_takeover,
+            negotiated.remote_max_window_bits,
+            negotiated.local_max_window_bits,
+            negotiated.compress_settings,
+        )
+
+
+def extension_factories(compression: str) -> list[ServerExtensionFactory]:
+    if compression == "off":
+        return []
+    per_message = compression == "message"
+    return [
+        BoundedDeflateFactory(
+            server_no_context_takeover=per_message,
+            client_no_context_takeover=per_message,
+            server_max_window_bits=SERVER_WINDOW_BITS,
+            client_max_window_bits=CLIENT_WINDOW_BITS,
+            compress_settings={"memLevel": MEMORY_LEVEL},
+        )
+    ]
+
+
+def build_frame(data: bytes, window_bits: int | None) -> bytes:
+    """``data`` as one unmasked binary frame (a server's), deflated on its own with
+    ``window_bits`` (None: not deflated)."""
+    first = BINARY_FIN
+    payload = data
+    if window_bits is not None and len(data) >= MIN_COMPRESSED_SIZE:
+        compressor = zlib.compressobj(wbits=-window_bits, memLevel=MEMORY_LEVEL)
+        # A sync flush ends with 00 00 ff ff, which RFC 7692 says to leave out.
+        payload = (compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH))[:-4]
+        first |= RSV1
+    size = len(payload)
+    if size < 126:
+        header = struct.pack("!BB", first, size)
+    elif size < 1 << 16:
+        header = struct.pack("!BBH", first, 126, size)
+    else:
+        header = struct.pack("!BBQ", first, 127, size)
+    return header + payload
+
+
+#: The message last encoded and its frames by window bits (None: plain): a patch fanned
+#: out to a worker's sockets is the same ``bytes`` object for each, so it is encoded once.
+_last_message: bytes | None = None
+_last_frames: dict[int | None, bytes] = {}
+
+
+def encoded_frame(data: bytes, window_bits: int | None) -> bytes:
+    global _last_message, _last_frames
+    if data is not _last_message:
+        _last_message, _last_frames = data, {}
+    frame = _last_frames.get(window_bits)
+    if frame is None:
+        frame = _last_frames[window_bits] = build_frame(data, window_bits)
+    return frame
+
+
+class Inbox:
+    """The protocol's events for the app, in place of uvicorn's ``asyncio.Queue`` (three
+    deques and an ``Event``, about 3 KB per socket): a list and the reader's future."""
+
+    __slots__ = ("events", "waiter")
+
+    def __init__(self) -> None:
+        self.events: list[Any] = []
+        self.waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, event: Any) -> None:
+        self.events.append(event)
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_result(None)
+
+    def empty(self) -> bool:
+        return not self.events
+
+    async def get(self) -> Any:
+        while not self.events:
+            self.waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self.waiter
+            finally:
+                self.waiter = None
+        return self.events.pop(0)
+
+
+class Gate:
+    """Whether the transport takes more, in place of an ``asyncio.Event`` (and its deque)."""
+
+    __slots__ = ("opened", "waiters")
+
+    def __init__(self) -> None:
+        self.opened = True
+        self.waiters: list[asyncio.Future[None]] = []
+
+    def set(self) -> None:
+        self.opened = True
+        for waiter in self.waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        self.waiters = []
+
+    def clear(self) -> None:
+        self.opened = False
+
+    def is_set(self) -> bool:
+        return self.opened
+
+    async def wait(self) -> None:
+        if not self.opened:
+            waiter = asyncio.get_running_loop().create_future()
+            self.waiters.append(waiter)
+            await waiter
+
+
+#: A socket's own compressor is needed (context takeover): :func:`encoded_frame` cannot serve it.
+OWN_CONTEXT = -1
+
+
+class WebSocketProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's protocol with this module's permessage-deflate (``compression``, set by
+    the subclasses) and :meth:`send_now`; the ASGI scope carries it under
+    :data:`SCOPE_KEY`."""
+
+    compression = "message"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.conn = ServerProtocol(
+            extensions=extension_factories(self.compression),
+            max_size=self.config.ws_max_size,
+            logger=logging.getLogger("uvicorn.error"),
+        )
+        self.queue = Inbox()  # type: ignore[assignment]
+        self.writable = Gate()  # type: ignore[assignment]
+        #: How :meth:`send_now` encodes for this socket, known after the handshake.
+        self.window_bits: int | None = None
+
+    def handle_connect(self, event: Any) -> None:
+        super().handle_connect(event)
+        if self.response.status_code != 101:
+            return
+        for extension in self.conn.extensions:
+            if isinstance(extension, PerMessageDeflate):
+                self.window_bits = (
+                    extension.local_max_window_bits
+                    if extension.local_no_context_takeover
+                    else OWN_CONTEXT
+                )
+        self.scope["extensions"][SCOPE_KEY] = self  # type: ignore[assignment]
+
+    def start_keepalive(self) -> None:
+        # Called once the handshake's response is sent: its request and response go.
+        self.request = self.response = None  # type: ignore[assignment]
+        super().start_keepalive()
+
+    def send_now(self, data: bytes) -> int | None:
+        """Send ``data`` as one binary message now, without waiting for the transport
+        (what it cannot take yet it buffers): the bytes it buffers, or None if the socket
+        is closing."""
+        if not self.handshake_complete or self.close_sent or self.transport.is_closing():
+            return None
+        if self.window_bits == OWN_CONTEXT:
+            self.conn.send_binary(data)
+            self.transport.write(b"".join(self.conn.data_to_send()))
+        else:
+            self.transport.write(encoded_frame(data, self.window_bits))
+        return self.transport.get_write_buffer_size()
+
+    def drop(self) -> None:
+        """Close the connection now, dropping what the client has not read."""
+        self.transport.abort()
+
+
+class ContextDeflateProtocol(WebSocketProtocol):
+    compression = "context"
+
+
+class PlainProtocol(WebSocketProtocol):
+    compression = "off"
+
+
+#: ``--ws-compression`` -> the uvicorn ``ws`` protocol class.
+PROTOCOLS: dict[str, type[WebSocketProtocol]] = {
+    "message": WebSocketProtocol,
+    "context": ContextDeflateProtocol,
+    "off": PlainProtocol,
+}
+
+
+assert set(PROTOCOLS) == set(WS_COMPRESSION_MODES)
+
+
+def protocol_path(compression: str) -> str:
+    """The import path of ``compression``'s protocol class, for ``uvicorn.run(ws=...)``
+    (worker processes import it by name)."""
+    return f"{__name__}:{PROTOCOLS[compression].__name__}"
