@@ -53,7 +53,7 @@ from server.wstransport import protocol_path
 
 START_TIMEOUT = 60.0
 SECRET = "connections-benchmark-secret-of-at-least-32-bytes"
-WS_PATH = "/v1/ws"
+WS_PATH = "/v2/ws"
 #: What Chrome and Firefox offer.
 BROWSER_EXTENSIONS = "permessage-deflate; client_max_window_bits"
 #: Handshakes a client process has in flight at once.
