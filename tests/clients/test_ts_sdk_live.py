@@ -22,6 +22,7 @@ from server.app import create_app
 from server.config import Settings
 from server.rules import GAME_NAMES
 from server.testing import TEST_DAILY, TEST_SECRET, UNLIMITED, free_port
+from server.wstransport import PROTOCOLS
 
 SDK = Path(__file__).resolve().parents[2] / "clients" / "ts"
 #: Bound on one node run, in seconds.
@@ -94,7 +95,7 @@ async def start_server(redis_url: str, port: int) -> tuple[uvicorn.Server, async
         create_app(settings),
         host="127.0.0.1",
         port=port,
-        ws="websockets-sansio",
+        ws=PROTOCOLS["message"],  # what python -m server runs by default
         ws_max_size=WS_TRANSPORT_LIMIT,
         lifespan="on",
         log_level="warning",
