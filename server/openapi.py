@@ -12,8 +12,8 @@ from typing import Any
 
 from server import rest
 from server.audit.core import SIGNALS
-from server.errors import ERROR_CODES
 from server.rules import GAME_NAMES
+from server.ws_schema import WS_SCHEMAS
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -46,7 +46,7 @@ SCHEMAS: dict[str, Any] = {
                 "type": "object",
                 "required": ["code", "message"],
                 "properties": {
-                    "code": {"type": "string", "enum": sorted(ERROR_CODES)},
+                    "code": _ref("ErrorCode"),
                     "message": {"type": "string"},
                     "field": {"type": "string"},
                     "version": {"type": "integer", "description": "current version (stale)"},
@@ -235,6 +235,8 @@ SCHEMAS["Replay"] = rest.REPLAY_EXPORT
 SCHEMAS["CreateGame"] = rest.CREATE_GAME_BODY
 SCHEMAS["Move"] = rest.MOVE_BODY
 SCHEMAS["AuditRequest"] = rest.AUDIT_BODY
+# The WebSocket protocol's messages (server/ws_schema.py), for the SDK's generated types.
+SCHEMAS.update(WS_SCHEMAS)
 GAME_NAME = {"name": "game", "in": "path", "required": True, "schema": {"enum": list(GAME_NAMES)}}
 DATE = {
     "name": "date",

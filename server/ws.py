@@ -24,6 +24,7 @@ from server.patches import normal_move
 from server.rules import load_game
 from server.service import GameService, owner_moves
 from server.store import ORIGIN_BYTES
+from server.ws_schema import CLIENT_MESSAGES, CLIENT_SCHEMAS, client_fields
 from server.wstransport import SCOPE_KEY, WebSocketProtocol
 
 log = logging.getLogger("server.ws")
@@ -54,13 +55,9 @@ CLOSE_TRY_AGAIN_LATER = 1013
 CATCH_UP_WAIT = 1.0
 CATCH_UP_POLL = 0.002
 
-MOVE_FIELDS: dict[str, Any] = {
-    "type": str,
-    "game_id": str,
-    "move": str,
-    "version": int,
-    "move_id": str,
-}
+#: The fields of each client message, from its schema (``server/ws_schema.py``).
+FIELDS = {kind: client_fields(kind) for kind in CLIENT_SCHEMAS}
+MOVE_ID = CLIENT_MESSAGES["WsMove"]["properties"]["move_id"]
 
 
 @dataclass
@@ -215,18 +212,18 @@ class Connection:
     # -- messages -----------------------------------------------------------
 
     async def on_auth(self, message: dict[str, Any]) -> None:
-        check_fields(message, {"type": str, "token": str})
+        check_fields(message, *FIELDS["auth"])
         self.player_id = self.service.authenticate(message["token"])
         self.send({"type": "authenticated", "player_id": self.player_id})
 
     async def on_ping(self, message: dict[str, Any]) -> None:
-        check_fields(message, {"type": str}, {"nonce": (str, int)})
+        check_fields(message, *FIELDS["ping"])
         self.send(
             {"type": "pong", "nonce": message.get("nonce"), "server_time": int(time.time() * 1000)}
         )
 
     async def on_subscribe(self, message: dict[str, Any]) -> None:
-        check_fields(message, {"type": str, "game_id": str}, {"version": int})
+        check_fields(message, *FIELDS["subscribe"])
         game_id = message["game_id"]
         stored = await self.service.readable(game_id, self.player_id)
         role = "owner" if self.player_id == stored.owner else "spectator"
@@ -253,7 +250,7 @@ class Connection:
         await self.resync(subscription, message.get("version"))
 
     async def on_unsubscribe(self, message: dict[str, Any]) -> None:
-        check_fields(message, {"type": str, "game_id": str})
+        check_fields(message, *FIELDS["unsubscribe"])
         game_id = message["game_id"]
         if self.subscriptions.pop(game_id, None) is not None:
             await self.hub.remove(game_id, self.on_patch)
@@ -261,11 +258,12 @@ class Connection:
 
     @metrics.measure_move("websocket")
     async def on_move(self, message: dict[str, Any]) -> None:
-        check_fields(message, MOVE_FIELDS, {"client_time": int})
+        check_fields(message, *FIELDS["move"])
         if self.player_id is None:
             raise ApiError("not_authenticated", "send 'auth' with your token first")
-        if not 1 <= len(message["move_id"]) <= 64:
-            raise ApiError("invalid_field", "move_id is 1-64 characters", field="move_id")
+        if not MOVE_ID["minLength"] <= len(message["move_id"]) <= MOVE_ID["maxLength"]:
+            length = f"{MOVE_ID['minLength']}-{MOVE_ID['maxLength']}"
+            raise ApiError("invalid_field", f"move_id is {length} characters", field="move_id")
         await self.limiter.take([("address_moves", self.address), ("player_moves", self.player_id)])
         game_id = message["game_id"]
         # Until its accepted is out, this move's patch coming back from Redis is held.

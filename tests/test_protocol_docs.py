@@ -8,6 +8,7 @@ from pathlib import Path
 from server.app import ROUTES
 from server.errors import ERROR_CODES
 from server.ws import HANDLERS
+from server.ws_schema import CLIENT_SCHEMAS, SERVER_SCHEMAS
 
 PROTOCOL = Path(__file__).resolve().parent.parent / "protocol"
 
@@ -33,3 +34,14 @@ def test_websocket_md_documents_every_client_message_type() -> None:
     text = (PROTOCOL / "WEBSOCKET.md").read_text()
     for kind in HANDLERS:
         assert f"| `{kind}` |" in text, kind
+
+
+def test_every_websocket_message_type_has_a_schema() -> None:
+    """WEBSOCKET.md's message types are those of server/ws_schema.py, both directions."""
+    text = (PROTOCOL / "WEBSOCKET.md").read_text()
+    client_part, server_part = text.split("## Server → client")
+    client_part = client_part.split("## Client → server")[1]
+    documented_client = set(re.findall(r"^\| `([a-z_]+)` \|", client_part, re.M))
+    documented_server = set(re.findall(r"^### `([a-z_]+)`$", server_part, re.M))
+    assert documented_client == set(CLIENT_SCHEMAS) == set(HANDLERS)
+    assert documented_server == set(SERVER_SCHEMAS)

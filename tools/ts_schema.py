@@ -1,7 +1,8 @@
 """Write the TypeScript SDK's ``clients/ts/src/schema.ts`` from the server's OpenAPI document.
 
 The document (``server/openapi.py``, served at ``/openapi.json``) holds the schemas the REST
-routes check their input against; the SDK's REST types are generated from it, so a change
+routes check their input against and the WebSocket messages' schemas (``server/ws_schema.py``,
+components ``Ws…``); the SDK's REST and message types are generated from it, so a change
 of the protocol changes ``schema.ts``, and the SDK's build (``tsc``) breaks where the change
 matters.  ``tests/clients/test_ts_sdk.py`` fails while the committed file is stale.
 
@@ -137,11 +138,12 @@ def render(document: dict[str, Any]) -> str:
         f"export const API_VERSION = {literal(document['info']['version'])};\n\n",
     ]
     schemas = document["components"]["schemas"]
-    codes = schemas["Error"]["properties"]["error"]["properties"]["code"]["enum"]
     out.append("/** Every error code of protocol/ERRORS.md. */\n")
-    out.append(f"export const ERROR_CODES = {literal(codes)} as const;\n")
+    out.append(f"export const ERROR_CODES = {literal(schemas['ErrorCode']['enum'])} as const;\n")
     out.append("export type ErrorCode = (typeof ERROR_CODES)[number];\n\n")
     for name, schema in schemas.items():
+        if name == "ErrorCode":
+            continue  # the type of ERROR_CODES above
         if "description" in schema:
             out.append(comment(schema["description"], ""))
         out.append(f"export type {type_name(name)} = {ts_type(schema)};\n\n")

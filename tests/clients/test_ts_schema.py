@@ -3,6 +3,7 @@ and the SDK type-checks against it: a protocol change breaks the SDK's build, no
 
 from __future__ import annotations
 
+import copy
 import shutil
 import subprocess
 from pathlib import Path
@@ -21,11 +22,21 @@ def test_generated_schema_is_current() -> None:
 
 
 def test_a_changed_schema_changes_the_generated_types() -> None:
-    document = openapi_document()
+    document = copy.deepcopy(openapi_document())  # its schemas are the module's dicts
     snapshot = document["components"]["schemas"]["Snapshot"]
     snapshot["properties"]["moves_left"] = {"type": "integer"}
     snapshot["required"].append("moves_left")
     assert "moves_left: number;" in ts_schema.render(document)
+
+
+def test_a_changed_websocket_message_changes_the_generated_types() -> None:
+    document = copy.deepcopy(openapi_document())  # its schemas are the module's dicts
+    accepted = document["components"]["schemas"]["WsAccepted"]
+    accepted["properties"]["moves_left"] = {"type": "integer"}
+    accepted["required"].append("moves_left")
+    rendered = ts_schema.render(document)
+    assert "export type WsAccepted = {" in rendered
+    assert "moves_left: number;" in rendered.split("export type WsAccepted = {")[1]
 
 
 def test_sdk_type_checks() -> None:

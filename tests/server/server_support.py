@@ -30,11 +30,14 @@ from redis.asyncio import Redis, RedisCluster
 from starlette.applications import Starlette
 from websockets.asyncio.client import ClientConnection, connect
 
-from server import redisconn
+from server import redisconn, schema
 from server.app import create_app
 from server.config import Settings
+from server.errors import ApiError
+from server.openapi import SCHEMAS
 from server.rules import Game, load_game
 from server.testing import TEST_DAILY, UNLIMITED, dailies_idle, free_port, serve_app
+from server.ws_schema import SERVER_SCHEMAS
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "server-test-secret-of-at-least-32-bytes"
@@ -225,6 +228,31 @@ def api(http: httpx.AsyncClient) -> Api:
 # -- WebSocket ------------------------------------------------------------------------
 
 
+def inline_refs(node: Any) -> Any:
+    """``node`` with each ``$ref`` to a component replaced by the component (what
+    ``server/schema.py`` checks against has no references)."""
+    if isinstance(node, list):
+        return [inline_refs(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        return inline_refs(SCHEMAS[node["$ref"].removeprefix("#/components/schemas/")])
+    return {key: inline_refs(value) for key, value in node.items()}
+
+
+#: The schema of each server message, by its type (server/ws_schema.py).
+FRAME_SCHEMAS = {kind: inline_refs(SCHEMAS[name]) for kind, name in SERVER_SCHEMAS.items()}
+
+
+def check_frame(message: Any) -> None:
+    """Fail unless ``message`` is a server message valid under its schema."""
+    assert isinstance(message, dict) and message.get("type") in FRAME_SCHEMAS, message
+    try:
+        schema.check(message, FRAME_SCHEMAS[message["type"]])
+    except ApiError as error:
+        raise AssertionError(f"frame outside its schema: {error.message}: {message}") from None
+
+
 class WSClient:
     """A msgpack WebSocket client that keeps the messages it skipped, and every frame."""
 
@@ -245,7 +273,7 @@ class WSClient:
         frame = await asyncio.wait_for(self.connection.recv(), timeout)
         assert isinstance(frame, bytes), f"a text frame from the server: {frame!r}"
         message = msgpack.unpackb(frame)
-        assert isinstance(message, dict) and isinstance(message.get("type"), str), message
+        check_frame(message)  # so every WebSocket test checks server/ws_schema.py
         self.received.append(message)
         return message
 

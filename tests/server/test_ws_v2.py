@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 import msgpack
-from server_support import Api, WSClient, apply_patch, run_app
+from server_support import Api, WSClient, apply_patch, check_frame, run_app
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
@@ -29,6 +29,7 @@ async def test_v1_ws_is_retired(server) -> None:
     url = server.ws_url.replace("/v2/ws", "/v1/ws")
     async with connect(url) as socket:
         message = msgpack.unpackb(await asyncio.wait_for(socket.recv(), 5))
+        check_frame(message)
         assert message["type"] == "error" and message["code"] == "protocol_retired", message
         assert (message["in_reply_to"], message["game_id"]) == (None, None)
         assert "/v2/ws" in message["message"]

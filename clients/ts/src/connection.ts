@@ -475,19 +475,20 @@ export class Connection extends Emitter<ConnectionEvents> {
   }
 
   private onRejected(message: Extract<ServerMessage, { type: 'rejected' }>): void {
-    const pending = this.moves.get(message.move_id);
-    if (!pending) return;
+    const moveId = message.move_id; // null only for a move frame with no move_id (not ours)
+    const pending = moveId === null ? undefined : this.moves.get(moveId);
+    if (moveId === null || !pending) return;
     const error = errorFromMessage(message);
     const retryable = message.code === 'not_replicated' || (message.code === 'rate_limited' && message.limit === 'messages');
     if (retryable) {
       // Stored but not confirmed, or not read at all: send it again, same id (WEBSOCKET.md).
       const wait = typeof message.retry_after_ms === 'number' ? message.retry_after_ms : 200;
       setTimeout(() => {
-        if (this.moves.get(message.move_id) === pending) this.send(pending.message);
+        if (this.moves.get(moveId) === pending) this.send(pending.message);
       }, wait);
       return;
     }
-    this.moves.delete(message.move_id);
+    this.moves.delete(moveId);
     pending.reject(error);
   }
 

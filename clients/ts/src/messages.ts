@@ -1,8 +1,25 @@
-// The messages of the WebSocket protocol v2 (`/v2/ws`, protocol/WEBSOCKET.md). The snapshot is
-// the generated Snapshot schema of the REST half; the rest is written from WEBSOCKET.md.
+// The messages of the WebSocket protocol v2 (`/v2/ws`, protocol/WEBSOCKET.md). Their shapes
+// are generated into schema.ts from the server's schema (server/ws_schema.py, the `Ws…`
+// components of /openapi.json); here they get the SDK's names, and the view and the compact
+// ops their precise types. A protocol change changes schema.ts, and tsc fails here or where
+// the SDK uses what changed.
 
 import type { CompactOp, View } from './view.js';
-import type { ErrorCode, Snapshot } from './schema.js';
+import type {
+  Snapshot,
+  WsAccepted,
+  WsAuthenticated,
+  WsClientMessage,
+  WsCompactPatch,
+  WsError,
+  WsPatch,
+  WsPong,
+  WsRejected,
+  WsServerMessage,
+  WsSnapshot,
+  WsSubscribed,
+  WsUnsubscribed,
+} from './schema.js';
 
 /** The protocol version this SDK speaks (the package's major version follows it). */
 export const PROTOCOL_VERSION = 2;
@@ -13,73 +30,34 @@ export type GameStatus = Snapshot['status'];
 
 // ---- client → server ----
 
-export type ClientMessage =
-  | { type: 'auth'; token: string }
-  | { type: 'subscribe'; game_id: string; version?: number }
-  | { type: 'unsubscribe'; game_id: string }
-  | { type: 'move'; game_id: string; move: string; version: number; move_id: string; client_time?: number }
-  | { type: 'ping'; nonce?: string | number };
+export type ClientMessage = WsClientMessage;
 
 // ---- server → client ----
 
 /** A compact patch: one move, one version (`v` - 1 → `v`). */
-export interface CompactPatch {
-  /** The game's id. */
-  g: string;
-  /** The version the move produced. */
-  v: number;
-  /** The compact move text ("t3>f0", "s>w", "deal", "redeal", "resign", "undo"). */
-  m: string;
+export interface CompactPatch extends WsCompactPatch {
   /** The compact ops, in order. */
   o: CompactOp[];
-  /** The new status, only when it changed. */
-  s?: GameStatus;
-  /** Matrimony's redeals_left, only when it changed. */
-  r?: number;
 }
 
-export interface AuthenticatedMessage { type: 'authenticated'; player_id: string }
-export interface SubscribedMessage {
-  type: 'subscribed';
-  game_id: string;
-  role: 'owner' | 'spectator';
-  version: number;
-  legal_moves: string[] | null;
+export interface AuthenticatedMessage extends WsAuthenticated {}
+export interface SubscribedMessage extends WsSubscribed {}
+export interface SnapshotMessage extends WsSnapshot {
+  snapshot: Snapshot & { view: View };
 }
-export interface SnapshotMessage { type: 'snapshot'; game_id: string; snapshot: Snapshot & { view: View } }
-export interface PatchMessage extends CompactPatch { type: 'patch' }
-export interface AcceptedMessage {
-  type: 'accepted';
-  move_id: string;
-  game_id: string;
-  version: number;
-  applied_version: number;
-  duplicate: boolean;
-  status: GameStatus;
-  score: number;
-  legal_moves: string[];
-  /** The move's compact patch (without `type`); null (or absent) for a duplicate. */
-  patch?: CompactPatch | null;
+export interface PatchMessage extends WsPatch {
+  o: CompactOp[];
 }
-export interface RejectedMessage {
-  type: 'rejected';
-  move_id: string;
-  game_id: string;
-  code: ErrorCode;
-  message: string;
-  version?: number;
-  reason_code?: string;
-  retry_after_ms?: number;
+export interface AcceptedMessage extends WsAccepted {
+  /** The move's compact patch (without `type`); null for a duplicate. */
+  patch: CompactPatch | null;
+}
+export interface RejectedMessage extends WsRejected {
   [extra: string]: unknown;
 }
-export interface UnsubscribedMessage { type: 'unsubscribed'; game_id: string }
-export interface PongMessage { type: 'pong'; nonce?: string | number | null; server_time: number }
-export interface ErrorMessage {
-  type: 'error';
-  in_reply_to: string | null;
-  game_id: string | null;
-  code: ErrorCode;
-  message: string;
+export interface UnsubscribedMessage extends WsUnsubscribed {}
+export interface PongMessage extends WsPong {}
+export interface ErrorMessage extends WsError {
   [extra: string]: unknown;
 }
 
@@ -93,3 +71,9 @@ export type ServerMessage =
   | UnsubscribedMessage
   | PongMessage
   | ErrorMessage;
+
+/** Fails to compile while ServerMessage misses a message type of the schema. */
+type CoversEveryType<Missing extends never> = Missing;
+type ServerMessageTypesCovered = CoversEveryType<
+  Exclude<WsServerMessage['type'], ServerMessage['type']>
+>;

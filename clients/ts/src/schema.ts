@@ -12,7 +12,7 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export type ErrorBody = {
   error: {
-    code: "account_too_new" | "audit_busy" | "daily_closed" | "daily_not_ready" | "daily_open" | "forbidden" | "frame_too_large" | "game_over" | "hints_busy" | "hints_ranked" | "illegal_move" | "internal" | "invalid_field" | "invalid_seed" | "malformed" | "malformed_move" | "method_not_allowed" | "missing_field" | "move_limit" | "name_taken" | "no_daily" | "not_acceptable" | "not_authenticated" | "not_finished" | "not_found" | "not_open" | "not_replicated" | "protocol_retired" | "rate_limited" | "stale" | "store_unavailable" | "too_many_connections" | "too_many_errors" | "unauthorized" | "undo_ranked" | "unknown_field" | "unknown_game" | "unknown_game_name" | "unknown_type" | "unsupported_media_type";
+    code: ErrorCode;
     message: string;
     field?: string;
     /** current version (stale) */
@@ -247,6 +247,168 @@ export type AuditRequest = {
 } | {
   game_id: string;
 };
+
+/** a patch message without its type, as 'accepted' carries it */
+export type WsCompactPatch = {
+  /** the game's id */
+  g: string;
+  /** the version the move produced */
+  v: number;
+  /** the compact move text ('t3>f0', 'deal', 'undo', …) */
+  m: string;
+  /** the ops in order: ['m', from, to, card], ['r', card | null] or ['s', pile, [cards]] */
+  o: Array<Array<unknown>>;
+  /** the new status, only when it changed */
+  s?: "playing" | "won" | "stuck" | "resigned";
+  /** Matrimony's redeals_left, only when it changed */
+  r?: number;
+};
+
+export type WsAuth = {
+  type: "auth";
+  /** from POST /v1/players */
+  token: string;
+};
+
+export type WsSubscribe = {
+  type: "subscribe";
+  game_id: string;
+  /** the last version the client holds */
+  version?: number | null;
+};
+
+export type WsUnsubscribe = {
+  type: "unsubscribe";
+  game_id: string;
+};
+
+export type WsMove = {
+  type: "move";
+  game_id: string;
+  /** a move text, normal or compact ('t3>f0') */
+  move: string;
+  /** the version the move was made against */
+  version: number;
+  move_id: string;
+  /** Unix ms */
+  client_time?: number | null;
+};
+
+export type WsPing = {
+  type: "ping";
+  nonce?: string | number | null;
+};
+
+export type WsAuthenticated = {
+  type: "authenticated";
+  player_id: string;
+};
+
+export type WsSubscribed = {
+  type: "subscribed";
+  game_id: string;
+  role: "owner" | "spectator";
+  version: number;
+  legal_moves: Array<string> | null;
+};
+
+export type WsSnapshot = {
+  type: "snapshot";
+  game_id: string;
+  snapshot: Snapshot;
+};
+
+/** one move, one version */
+export type WsPatch = {
+  type: "patch";
+  /** the game's id */
+  g: string;
+  /** the version the move produced */
+  v: number;
+  /** the compact move text ('t3>f0', 'deal', 'undo', …) */
+  m: string;
+  /** the ops in order: ['m', from, to, card], ['r', card | null] or ['s', pile, [cards]] */
+  o: Array<Array<unknown>>;
+  /** the new status, only when it changed */
+  s?: "playing" | "won" | "stuck" | "resigned";
+  /** Matrimony's redeals_left, only when it changed */
+  r?: number;
+};
+
+export type WsAccepted = {
+  type: "accepted";
+  move_id: string;
+  game_id: string;
+  version: number;
+  applied_version: number;
+  duplicate: boolean;
+  status: "playing" | "won" | "stuck" | "resigned";
+  score: number;
+  legal_moves: Array<string>;
+  /** the move's patch; null for a duplicate */
+  patch: WsCompactPatch | null;
+};
+
+export type WsRejected = {
+  type: "rejected";
+  move_id: string | null;
+  game_id: string | null;
+  code: ErrorCode;
+  message: string;
+  /** the field of a field error */
+  field?: string;
+  /** the game's current version */
+  version?: number;
+  /** the engine's reason (illegal_move) */
+  reason_code?: string;
+  /** the limit that refused (rate_limited) */
+  limit?: string;
+  /** resend after this many ms */
+  retry_after_ms?: number;
+  /** Unix ms of the day's close */
+  closes?: number;
+  /** Unix ms (account_too_new) */
+  eligible_at?: number;
+};
+
+export type WsUnsubscribed = {
+  type: "unsubscribed";
+  game_id: string;
+};
+
+export type WsPong = {
+  type: "pong";
+  nonce: string | number | null;
+  server_time: number;
+};
+
+export type WsError = {
+  type: "error";
+  in_reply_to: string | null;
+  game_id: string | null;
+  code: ErrorCode;
+  message: string;
+  /** the field of a field error */
+  field?: string;
+  /** the game's current version */
+  version?: number;
+  /** the engine's reason (illegal_move) */
+  reason_code?: string;
+  /** the limit that refused (rate_limited) */
+  limit?: string;
+  /** resend after this many ms */
+  retry_after_ms?: number;
+  /** Unix ms of the day's close */
+  closes?: number;
+  /** Unix ms (account_too_new) */
+  eligible_at?: number;
+};
+
+/** a frame a client sends to /v2/ws */
+export type WsClientMessage = WsAuth | WsSubscribe | WsUnsubscribe | WsMove | WsPing;
+
+/** a frame the server sends on /v2/ws */
+export type WsServerMessage = WsAuthenticated | WsSubscribed | WsSnapshot | WsPatch | WsAccepted | WsRejected | WsUnsubscribed | WsPong | WsError;
 
 /** protocol/AUDIT.md; two answers, integrity and fair play; never carries the seed */
 export type Verdict = {
