@@ -273,10 +273,12 @@ class RedisClusterProcesses:
 
 
 @contextlib.asynccontextmanager
-async def serve_app(app: Starlette, ws_compression: str = "message") -> AsyncIterator[int]:
-    """``app`` served by uvicorn, as an asyncio task, on a free loopback port while
-    the block runs (WebSockets as ``--ws-compression`` says): the port."""
-    port = free_port()
+async def serve_app(
+    app: Starlette, ws_compression: str = "message", port: int | None = None
+) -> AsyncIterator[int]:
+    """``app`` served by uvicorn, as an asyncio task, on ``port`` (default a free loopback
+    port) while the block runs (WebSockets as ``--ws-compression`` says): the port."""
+    port = port or free_port()
     config = uvicorn.Config(
         app,
         host="127.0.0.1",

@@ -14,15 +14,12 @@ import json
 import shutil
 from pathlib import Path
 
-import uvicorn
 from sdk_support import server_url_fixture  # noqa: F401
 
-from server.__main__ import WS_TRANSPORT_LIMIT
 from server.app import create_app
 from server.config import Settings
 from server.rules import GAME_NAMES
-from server.testing import TEST_DAILY, TEST_SECRET, UNLIMITED, free_port
-from server.wstransport import PROTOCOLS
+from server.testing import TEST_DAILY, TEST_SECRET, UNLIMITED, free_port, serve_app
 
 SDK = Path(__file__).resolve().parents[2] / "clients" / "ts"
 #: Bound on one node run, in seconds.
@@ -88,52 +85,28 @@ async def test_node_bot_example_plays_a_game_to_its_end(server_url: str) -> None
     assert result["moves"] > 0
 
 
-async def start_server(redis_url: str, port: int) -> tuple[uvicorn.Server, asyncio.Task[None]]:
-    """A server (its own app, on the shared Redis) on ``port``, started."""
-    settings = Settings(redis_url=redis_url, secret=TEST_SECRET, limits=UNLIMITED, daily=TEST_DAILY)
-    config = uvicorn.Config(
-        create_app(settings),
-        host="127.0.0.1",
-        port=port,
-        ws=PROTOCOLS["message"],  # what python -m server runs by default
-        ws_max_size=WS_TRANSPORT_LIMIT,
-        lifespan="on",
-        log_level="warning",
-        log_config=None,
-        timeout_graceful_shutdown=5,
-    )
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    async with asyncio.timeout(20):
-        while not server.started:
-            assert not task.done(), "uvicorn stopped during start-up"
-            await asyncio.sleep(0.01)
-    return server, task
-
-
 async def test_sdk_reconnects_after_a_server_restart(redis_url: str) -> None:
     """uvicorn closes every socket with 1012 when it stops; the SDK reconnects to the next
     server on the same address, resyncs and plays on."""
     port = free_port()
-    server, task = await start_server(redis_url, port)
-    process = await start_node("test/live/restart.mjs", f"http://127.0.0.1:{port}")
+    settings = Settings(redis_url=redis_url, secret=TEST_SECRET, limits=UNLIMITED, daily=TEST_DAILY)
+    process = None
     try:
-        assert process.stdout is not None and process.stderr is not None
         async with asyncio.timeout(RUN_TIMEOUT):
-            line = await process.stdout.readline()
-            assert line.strip() == b"READY", line + await process.stderr.read()
-            server.should_exit = True
-            await task
-            server, task = await start_server(redis_url, port)
-            out, err = await process.communicate()
+            async with serve_app(create_app(settings), port=port):
+                process = await start_node("test/live/restart.mjs", f"http://127.0.0.1:{port}")
+                assert process.stdout is not None and process.stderr is not None
+                line = await process.stdout.readline()
+                assert line.strip() == b"READY", line + await process.stderr.read()
+            # Leaving the block stopped the server; the next one takes the same address.
+            async with serve_app(create_app(settings), port=port):
+                out, err = await process.communicate()
         assert process.returncode == 0, f"{out.decode()}\n{err.decode()}"
         summary = json.loads(out.decode().strip().splitlines()[-1])
         assert summary["closes"] == [1012, 1000]  # the restart, then our own close
         assert summary["version"] == 2
         assert summary["states"][-2:] == ["open", "closed"]
     finally:
-        if process.returncode is None:
+        if process is not None and process.returncode is None:
             process.kill()
             await process.wait()
-        server.should_exit = True
-        await task
