@@ -8,46 +8,13 @@ each op as a short array with pile codes (``t3``) and leaves out what did not ch
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from protocol.piles import CODE, pile_address, pile_code
 from server.rules import Game, Op
 
-#: Pile address kinds and their one-letter codes; indexed kinds take the index after it.
-CODES = {
-    "foundation": "f",
-    "tableau": "t",
-    "reserve": "r",
-    "stock": "s",
-    "waste": "w",
-    "bouquet": "b",
-}
-KINDS = {code: kind for kind, code in CODES.items()}
-INDEXED = ("foundation", "tableau")
-_ADDRESS = re.compile(r"(foundation|tableau)\[(0|[1-9][0-9]?)\]|(reserve|stock|waste|bouquet)")
-_CODE = re.compile(r"([ft])(0|[1-9][0-9]?)|([rswb])")
 #: Move texts that are no card move: the same in both forms.
 WORD_MOVES = ("deal", "redeal", "resign", "undo")
-
-
-def pile_code(address: str) -> str:
-    """``tableau[3]`` -> ``t3``, ``stock`` -> ``s``."""
-    match = _ADDRESS.fullmatch(address)
-    if match is None:
-        raise ValueError(f"not a pile address: {address!r}")
-    if match.group(3):
-        return CODES[match.group(3)]
-    return CODES[match.group(1)] + match.group(2)
-
-
-def pile_address(code: str) -> str:
-    """``t3`` -> ``tableau[3]``, ``s`` -> ``stock``."""
-    match = _CODE.fullmatch(code)
-    if match is None:
-        raise ValueError(f"not a pile code: {code!r}")
-    if match.group(3):
-        return KINDS[match.group(3)]
-    return f"{KINDS[match.group(1)]}[{match.group(2)}]"
 
 
 def compact_move(move: str) -> str:
@@ -62,7 +29,7 @@ def normal_move(move: str) -> str:
     """A move a client sent, in the normal form if it was compact (``t3>f0``); any other
     text unchanged (the engine judges it)."""
     source, arrow, target = move.partition(">")
-    if arrow and _CODE.fullmatch(source.strip()) and _CODE.fullmatch(target.strip()):
+    if arrow and CODE.fullmatch(source.strip()) and CODE.fullmatch(target.strip()):
         return f"{pile_address(source.strip())}>{pile_address(target.strip())}"
     return move
 

@@ -2,35 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
-import re
 from typing import Any
 
 from clients.python.errors import OutOfSync
-
-_ADDRESS = re.compile(r"(foundation|tableau)\[(0|[1-9][0-9]?)\]|(reserve|stock|waste|bouquet)")
-
-
-#: Compact pile codes of protocol v2 (``WEBSOCKET.md``): ``t3``, ``f0``, ``s``...
-_CODE = re.compile(r"([ft])(0|[1-9][0-9]?)|([rswb])")
-_KINDS = {
-    "f": "foundation",
-    "t": "tableau",
-    "r": "reserve",
-    "s": "stock",
-    "w": "waste",
-    "b": "bouquet",
-}
+from protocol import piles
 
 
 def pile_address(code: Any) -> str:
-    """The pile address (``tableau[3]``) of a compact pile code (``t3``)."""
-    match = _CODE.fullmatch(code) if isinstance(code, str) else None
-    if match is None:
-        raise OutOfSync(f"not a pile code: {code!r}")
-    if match.group(3):
-        return _KINDS[match.group(3)]
-    return f"{_KINDS[match.group(1)]}[{match.group(2)}]"
+    """The pile address (``tableau[3]``) of a compact pile code of protocol v2 (``t3``)."""
+    if isinstance(code, str):
+        with contextlib.suppress(ValueError):
+            return piles.pile_address(code)
+    raise OutOfSync(f"not a pile code: {code!r}")
 
 
 def move_text(move: str) -> str:
@@ -60,7 +45,7 @@ def expand_ops(ops: list[Any]) -> list[dict[str, Any]]:
 
 def pile_at(view: dict[str, Any], address: Any) -> list[str]:
     """The pile (a list of card texts, bottom first) at a pile address of ``view``."""
-    match = _ADDRESS.fullmatch(address) if isinstance(address, str) else None
+    match = piles.ADDRESS.fullmatch(address) if isinstance(address, str) else None
     if match is None:
         raise OutOfSync(f"not a pile address: {address!r}")
     try:
