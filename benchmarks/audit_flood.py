@@ -39,6 +39,7 @@ from typing import Any
 import httpx
 from redis.asyncio import Redis
 
+from benchmarks import QUIET_DAILIES
 from benchmarks.audit import FakeClock, long_game
 from server.service import GameService
 from server.store import Store
@@ -129,6 +130,7 @@ async def run(args: argparse.Namespace) -> bool:
             "8",
             "--log-level",
             "warning",
+            *QUIET_DAILIES,
         ]
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL)
         base_url = f"http://127.0.0.1:{port}"

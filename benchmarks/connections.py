@@ -47,6 +47,7 @@ from typing import Any
 import httpx
 import msgpack
 
+from benchmarks import QUIET_DAILIES
 from server.__main__ import raise_open_file_limit
 from server.testing import RedisProcess, free_port
 from server.wstransport import protocol_path
@@ -395,6 +396,7 @@ async def run_mode(args: argparse.Namespace, mode: str) -> ModeResult:
             str(args.connections * 2),
             "--log-level",
             "warning",
+            *QUIET_DAILIES,
         ]
         server = subprocess.Popen(command, stdin=subprocess.DEVNULL, start_new_session=True)
         context = multiprocessing.get_context("spawn")

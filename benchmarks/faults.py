@@ -50,6 +50,7 @@ from typing import Any
 import httpx
 import redis
 
+from benchmarks import QUIET_DAILIES
 from clients.python import ApiError, Client, ConnectionLost, MoveRejected
 from server.audit import audit_stored
 from server.service import GameService
@@ -139,7 +140,7 @@ class GameServer:
         env = {**os.environ, "RATE_LIMITS": "off", "RANKED_MIN_ACCOUNT_AGE": "0"}
         args = [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(self.port)]
         args += ["--redis-url", self.redis_url, "--workers", str(self.workers)]
-        args += ["--secret", SECRET, "--log-level", "warning"]
+        args += ["--secret", SECRET, "--log-level", "warning", *QUIET_DAILIES]
         self.process = subprocess.Popen(
             args, env=env, stdin=subprocess.DEVNULL, start_new_session=True
         )

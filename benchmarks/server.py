@@ -61,6 +61,8 @@ import httpx
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 
+from benchmarks import QUIET_DAILIES
+
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
 #: A rate no benchmark client reaches (``--rate-limits on`` measures the checks' cost).
@@ -1308,14 +1310,7 @@ def measure(
             str(UNREACHED),
             "--message-credits-per-second",
             str(UNREACHED),
-            # The background daily selection would otherwise spend minutes of the server's
-            # CPU solving candidate deals during the measured windows.
-            "--daily-candidates",
-            "1",
-            "--daily-candidate-nodes",
-            "1000",
-            "--daily-selection-seconds",
-            "1",
+            *QUIET_DAILIES,
         ],
         "baseline": [
             python,

@@ -39,6 +39,7 @@ from typing import Any
 
 import httpx
 
+from benchmarks import QUIET_DAILIES
 from server.testing import RedisProcess, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,7 +64,7 @@ def game_server(redis_url: str) -> Iterator[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("HOST", "PORT", "REDIS_URL")}
     env.update(RANKED_MIN_ACCOUNT_AGE="0", RATE_LIMITS="off")
     args = ["--host", "127.0.0.1", "--port", str(port), "--redis-url", redis_url]
-    args += ["--secret", SECRET, "--log-level", "warning"]
+    args += ["--secret", SECRET, "--log-level", "warning", *QUIET_DAILIES]
     process = subprocess.Popen(
         [sys.executable, "-m", "server", *args], cwd=ROOT, env=env, stdin=subprocess.DEVNULL
     )

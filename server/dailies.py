@@ -10,9 +10,11 @@ legal move is never chosen.
 :class:`DailySelector` is the background task (started in the app's lifespan) that
 chooses today's and tomorrow's deals of every game ahead of play, once per cluster: a
 Redis lock (``SET NX PX``) per game and day, then the choice is stored in Redis.  The
-solver runs in a worker thread, never on the event loop nor on a player's request.  The
-choice's par line is as secret as the seed until the day closes: it is stored, never
-logged.
+solver runs in a child process at a lower priority, never on the event loop nor on a
+player's request: in a thread it would hold the GIL for minutes, and each time the event
+loop let go of it (every socket write) the loop would wait a switch interval to get it
+back (opening sockets ran 7x slower, ``BENCHMARKS.md``).  The choice's par line is as
+secret as the seed until the day closes: it is stored, never logged.
 """
 
 from __future__ import annotations
@@ -22,11 +24,14 @@ import contextlib
 import datetime as dt
 import json
 import logging
+import multiprocessing
+import os
 import secrets
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,6 +56,13 @@ CATCH_UP_DAYS = 7
 STOP_SECONDS = 5.0
 #: ``Retry-After`` of ``daily_not_ready`` (ms).
 NOT_READY_RETRY_MS = 2000
+#: How much lower the selection process's priority is than the server's (``nice``).
+NICENESS = 10
+#: Children are forked from a server process that has imported this module once (the
+#: first selection starts it): a child starts in milliseconds, with nothing of the
+#: parent's event loop or threads.
+FORK_CONTEXT = multiprocessing.get_context("forkserver")
+FORK_CONTEXT.set_forkserver_preload([__name__])
 #: Candidates looked at past ``--daily-candidates`` only to find a deal with a legal
 #: move, should every candidate so far have none (never seen in practice).
 MOVABLE_SEARCH = 1000
@@ -177,6 +189,20 @@ def tomorrow(date: str) -> str:
     return (dt.date.fromisoformat(date) + dt.timedelta(days=1)).isoformat()
 
 
+#: In the selection process: the selector's stop flag (non-zero: stop).
+_stop_flag: Any = None
+
+
+def selection_process_setup(stop_flag: Any) -> None:
+    global _stop_flag
+    _stop_flag = stop_flag
+    os.nice(NICENESS)
+
+
+def choose_in_process(secret: bytes, game: str, date: str, selection: DailySelection) -> Choice:
+    return choose(secret, game, date, selection, lambda: bool(_stop_flag.value))
+
+
 class DailySelector:
     """Chooses the dailies ahead of play (``app.state.dailies``): today's and tomorrow's
     of every game, plus days asked for by :meth:`request`; once per cluster."""
@@ -198,7 +224,11 @@ class DailySelector:
         self._wanted: set[str] = set()
         self._wake = asyncio.Event()
         self._stopping = threading.Event()
-        self._threads = ThreadPoolExecutor(1, thread_name_prefix="daily-selection")
+        #: The same, for the selection process: shared memory with no lock (a
+        #: multiprocessing Event's semaphores would outlive a killed worker).
+        self._stop_flag = FORK_CONTEXT.RawValue("b", 0)
+        #: The selection process, started at this instance's first selection.
+        self._processes: ProcessPoolExecutor | None = None
         self._task: asyncio.Task[None] | None = None
         self._release = redis.register_script(RELEASE_SCRIPT)
 
@@ -216,6 +246,7 @@ class DailySelector:
         day is chosen at the next start).  The task ends by itself rather than being
         cancelled in the middle of a Redis command."""
         self._stopping.set()
+        self._stop_flag.value = 1
         self._wake.set()
         if self._task is not None:
             try:
@@ -224,7 +255,9 @@ class DailySelector:
                 self._task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await self._task
-        self._threads.shutdown(wait=True, cancel_futures=True)
+        if self._processes is not None:
+            self._processes.shutdown(wait=True, cancel_futures=True)
+            self._processes = None
 
     async def _run(self) -> None:
         while not self._stopping.is_set():
@@ -238,10 +271,32 @@ class DailySelector:
             except Exception:  # a bug must not end the task: every later day needs it
                 log.exception("daily selection failed; retrying")
                 pending = True
+            if self._processes is not None and not pending:
+                # Days are chosen a day ahead: the process and its solver's memory go
+                # until the next day needs them.
+                self._processes.shutdown(wait=False)
+                self._processes = None
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(
                     self._wake.wait(), RETRY_SECONDS if pending else REFRESH_SECONDS
                 )
+
+    async def _choose(self, game: str, date: str) -> Choice:
+        """:func:`choose` in the selection process."""
+        if self._processes is None:
+            self._processes = ProcessPoolExecutor(
+                1,
+                mp_context=FORK_CONTEXT,
+                initializer=selection_process_setup,
+                initargs=(self._stop_flag,),
+            )
+        try:
+            return await asyncio.get_running_loop().run_in_executor(
+                self._processes, choose_in_process, self.secret, game, date, self.selection
+            )
+        except BrokenProcessPool:
+            self._processes = None  # the process died (killed?): a new one next time
+            raise
 
     async def choose_ahead(self) -> bool:
         """One pass: every wanted day's choices made or found; True while some are held
@@ -274,15 +329,7 @@ class DailySelector:
         try:
             if await self.redis.exists(key):  # chosen while we were taking the lock
                 return True
-            choice = await asyncio.get_running_loop().run_in_executor(
-                self._threads,
-                choose,
-                self.secret,
-                game,
-                date,
-                self.selection,
-                self._stopping.is_set,
-            )
+            choice = await self._choose(game, date)
             if self._stopping.is_set():
                 return True  # cut short: leave it to the next start
             await self.redis.hset(key, mapping=choice.to_redis())

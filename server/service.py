@@ -588,6 +588,7 @@ class GameService:
                 code, error.reason, reason_code=error.code, version=stored.version
             ) from None
         patch = compact_patch(game_id, version, str(move), ops, game, status_before, redeals_before)
+        score = game.score
         now = self.clock()
         state = game.to_bytes()
         state_hash = game.state_hash()
@@ -597,7 +598,7 @@ class GameService:
             version=version + 1,
             state=state,
             status=game.status,
-            score=game.score,
+            score=score,
             moves=stored.moves + 1,
             chain_head=link,
             updated_at=now,
@@ -605,7 +606,7 @@ class GameService:
         )
         # The board entry goes into the game's own slot with the move (the outbox), so a
         # stop between the move and the board update cannot lose it.
-        board_changes = game.score != score_before or game.is_over
+        board_changes = score != score_before or game.is_over
         outbox = outbox_value(new, game) if new.ranked and board_changes else ""
         result = await self.store.apply_move(
             game_id,
@@ -613,7 +614,7 @@ class GameService:
             move_id=move_id,
             state=state,
             status=game.status if game.status != status_before else None,
-            score=game.score if game.score != score_before else None,
+            score=score if score != score_before else None,
             patch=pack(patch),
             origin=origin,
             move=str(move),
