@@ -396,6 +396,8 @@ async def run_mode(args: argparse.Namespace, mode: str) -> ModeResult:
             str(args.connections * 2),
             "--log-level",
             "warning",
+            "--ws-ping-interval",
+            str(args.ws_ping_interval),
             *QUIET_DAILIES,
         ]
         server = subprocess.Popen(command, stdin=subprocess.DEVNULL, start_new_session=True)
@@ -556,6 +558,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modes", default="message,off,context", help="(message,off,context)")
     parser.add_argument("--moves", type=int, default=5, help="moves fanned out (5)")
     parser.add_argument("--settle", type=float, default=6.0, help="seconds before RSS (6)")
+    parser.add_argument(
+        "--ws-ping-interval", type=float, default=20.0, help="the server's flag (20)"
+    )
     args = parser.parse_args(argv)
     if args.spectators > args.connections:
         parser.error("--spectators is at most --connections")

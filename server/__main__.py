@@ -97,6 +97,8 @@ def serve(settings: Settings) -> None:
         timeout_worker_healthcheck=WORKER_HEALTHCHECK_TIMEOUT,
         ws_max_size=WS_TRANSPORT_LIMIT,
         ws=protocol_path(settings.ws_compression),
+        ws_ping_interval=settings.ws_ping_interval,
+        ws_ping_timeout=settings.ws_ping_interval,
         lifespan="on",
     )
 

@@ -269,8 +269,8 @@ WEBSOCKETS = {"/v2/ws": websocket_endpoint, "/v1/ws": retired_endpoint}
 class App(Starlette):
     """The Starlette application, with :data:`WEBSOCKETS` served before its middleware and
     router: a socket's handler stays suspended for the socket's whole life, and so does
-    every ASGI layer above it (some 13 frames and closures, ~5 KB a socket, for middleware
-    that has nothing to do for a WebSocket). Only the connection id and log
+    every ASGI layer above it (13 frames and closures, 6.5 KB a socket, BENCHMARKS.md, for
+    middleware with nothing to do for a WebSocket). Only the connection id and log
     (:class:`RequestIds`) and the connection gauge (``metrics``) wrap them."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

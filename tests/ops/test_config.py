@@ -24,6 +24,7 @@ def test_defaults() -> None:
     assert settings.player_idle_ttl == PLAYER_IDLE_TTL == 30 * 24 * 3600
     assert settings.max_header_bytes == 64 * 1024
     assert settings.header_timeout == 10
+    assert settings.ws_ping_interval == 20
     assert settings.effective_log_format == "json"  # pytest's stderr is not a terminal
 
 
@@ -34,7 +35,9 @@ def test_environment_then_flags(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LOG_FORMAT", "text")
     monkeypatch.setenv("MAX_HEADER_BYTES", "8192")
     monkeypatch.setenv("HEADER_TIMEOUT", "2.5")
+    monkeypatch.setenv("WS_PING_INTERVAL", "45")
     settings = Settings.from_arguments([])
+    assert settings.ws_ping_interval == 45
     assert settings.data_dir == "/srv/data"
     assert settings.cors_origins == ("https://a.example", "https://b.example")
     assert (settings.player_idle_ttl, settings.log_format) == (3600, "text")
@@ -43,7 +46,9 @@ def test_environment_then_flags(monkeypatch: pytest.MonkeyPatch) -> None:
     flags = Settings.from_arguments(
         ["--data-dir", "d", "--cors-origins", "https://c.example", "--player-idle-ttl", "60"]
         + ["--log-format", "json", "--max-header-bytes", "4096", "--header-timeout", "1"]
+        + ["--ws-ping-interval", "90"]
     )
+    assert flags.ws_ping_interval == 90
     assert flags.data_dir == "d" and flags.cors_origins == ("https://c.example",)
     assert (flags.player_idle_ttl, flags.log_format) == (60, "json")
     assert (flags.max_header_bytes, flags.header_timeout) == (4096, 1.0)
@@ -60,6 +65,8 @@ def test_environment_then_flags(monkeypatch: pytest.MonkeyPatch) -> None:
         ("MAX_HEADER_BYTES", "10"),
         ("HEADER_TIMEOUT", "-1"),
         ("HEADER_TIMEOUT", "soon"),
+        ("WS_PING_INTERVAL", "0"),
+        ("WS_PING_INTERVAL", "often"),
         ("SERVER_SECRET", "short"),
     ],
 )

@@ -1,0 +1,51 @@
+"""``--ws-ping-interval``: the server pings an idle WebSocket that often, and closes one
+whose pong does not come within as long again."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+
+from ops_support import started
+
+SECRET = "ws-ping-test-secret-0123456789abcdef"
+PING, CLOSE = 0x9, 0x8
+
+
+async def read_frame(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+    """One unmasked server frame: (opcode, payload)."""
+    first, second = await reader.readexactly(2)
+    size = second & 0x7F
+    if size == 126:
+        size = int.from_bytes(await reader.readexactly(2), "big")
+    elif size == 127:
+        size = int.from_bytes(await reader.readexactly(8), "big")
+    return first & 0x0F, await reader.readexactly(size)
+
+
+async def test_an_idle_socket_is_pinged_and_closed_when_it_does_not_answer(
+    redis_url: str,
+) -> None:
+    args = ("--redis-url", redis_url, "--secret", SECRET, "--ws-ping-interval", "1")
+    async with started(*args) as server:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        key = base64.b64encode(os.urandom(16)).decode()
+        writer.write(
+            (
+                "GET /v2/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                "Sec-WebSocket-Version: 13\r\n\r\n"
+            ).encode()
+        )
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+        assert head.startswith(b"HTTP/1.1 101 ")
+        loop = asyncio.get_running_loop()
+        opened = loop.time()
+        opcode, _ = await asyncio.wait_for(read_frame(reader), 10)
+        assert opcode == PING
+        assert loop.time() - opened < 3  # at the default, the first ping comes after 20 s
+        # No pong: the server gives up on the socket about a second later.
+        opcode, payload = await asyncio.wait_for(read_frame(reader), 10)
+        assert opcode == CLOSE and int.from_bytes(payload[:2], "big") == 1011
+        writer.close()
