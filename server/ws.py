@@ -437,7 +437,7 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
     try:
         await serve(Connection(websocket, state.service, state.hub, limiter, address))
     finally:
-        await limiter.disconnect(connection_id)
+        limiter.disconnect(connection_id)
 
 
 async def retired_endpoint(websocket: WebSocket) -> None:

@@ -112,3 +112,26 @@ async def test_memory_is_released_after_a_burst_of_closes(redis_url: str) -> Non
                 while limiter.memory_releases == 0:
                     await asyncio.sleep(0.1)
             assert limiter.memory_releases == 1
+
+
+async def test_a_burst_of_closes_gives_every_place_back_at_once(redis_url: str) -> None:
+    """Closed connections leave the address's count in pipelines, not a pooled ``ZREM``
+    each: their sockets are let go as they close, and nobody is refused meanwhile."""
+    count = 150
+    async with running(redis_url, max_connections_per_address=count) as server:
+        limiter = server.app.state.limits
+        redis = Redis.from_url(redis_url)
+        try:
+            async with sockets(server) as open_socket:
+                opened = await asyncio.gather(*(open_socket() for _ in range(count)))
+                await asyncio.gather(*(socket.ping() for socket in opened))
+                assert await redis.zcard("limit:connections:127.0.0.1") == count
+                await asyncio.gather(*(socket.connection.close() for socket in opened))
+                async with asyncio.timeout(WAIT):
+                    while await redis.zcard("limit:connections:127.0.0.1") > 0:
+                        await asyncio.sleep(0.01)
+                again = await asyncio.gather(*(open_socket() for _ in range(count)))
+                await asyncio.gather(*(socket.ping() for socket in again))
+        finally:
+            await redis.aclose()
+        assert limiter.refusals["connections"] == 0
