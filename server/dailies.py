@@ -27,7 +27,6 @@ import logging
 import multiprocessing
 import os
 import secrets
-import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -223,14 +222,18 @@ class DailySelector:
         self.selections = 0
         self._wanted: set[str] = set()
         self._wake = asyncio.Event()
-        self._stopping = threading.Event()
-        #: The same, for the selection process: shared memory with no lock (a
-        #: multiprocessing Event's semaphores would outlive a killed worker).
+        #: Non-zero once stopping; read by this task and by the selection process (shared
+        #: memory with no lock: a multiprocessing Event's semaphores would outlive a killed
+        #: worker).
         self._stop_flag = FORK_CONTEXT.RawValue("b", 0)
         #: The selection process, started at this instance's first selection.
         self._processes: ProcessPoolExecutor | None = None
         self._task: asyncio.Task[None] | None = None
         self._release = redis.register_script(RELEASE_SCRIPT)
+
+    @property
+    def _stopping(self) -> bool:
+        return bool(self._stop_flag.value)
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="daily-selection")
@@ -245,7 +248,6 @@ class DailySelector:
         """Stop the task: a selection running stops within a few hundred positions (its
         day is chosen at the next start).  The task ends by itself rather than being
         cancelled in the middle of a Redis command."""
-        self._stopping.set()
         self._stop_flag.value = 1
         self._wake.set()
         if self._task is not None:
@@ -260,7 +262,7 @@ class DailySelector:
             self._processes = None
 
     async def _run(self) -> None:
-        while not self._stopping.is_set():
+        while not self._stopping:
             pending = False
             self._wake.clear()  # before the pass: a request during it starts another
             try:
@@ -307,7 +309,7 @@ class DailySelector:
         for date in dict.fromkeys(dates):
             held = False
             for game in GAMES:
-                if self._stopping.is_set():
+                if self._stopping:
                     return False
                 held |= not await self.ensure(game, date)
             if not held:
@@ -330,7 +332,7 @@ class DailySelector:
             if await self.redis.exists(key):  # chosen while we were taking the lock
                 return True
             choice = await self._choose(game, date)
-            if self._stopping.is_set():
+            if self._stopping:
                 return True  # cut short: leave it to the next start
             await self.redis.hset(key, mapping=choice.to_redis())
             self.selections += 1
