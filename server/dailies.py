@@ -25,7 +25,6 @@ import datetime as dt
 import json
 import logging
 import multiprocessing
-import os
 import secrets
 import time
 from collections.abc import Callable
@@ -38,6 +37,7 @@ from redis.exceptions import RedisError
 
 from server import daily
 from server.config import DailySelection
+from server.limits import audit_process_setup
 from server.rules import GAMES, new_game
 from server.solver import WON, Budget, Result, solve
 
@@ -55,8 +55,6 @@ CATCH_UP_DAYS = 7
 STOP_SECONDS = 5.0
 #: ``Retry-After`` of ``daily_not_ready`` (ms).
 NOT_READY_RETRY_MS = 2000
-#: How much lower the selection process's priority is than the server's (``nice``).
-NICENESS = 10
 #: Children are forked from a server process that has imported this module once (the
 #: first selection starts it): a child starts in milliseconds, with nothing of the
 #: parent's event loop or threads.
@@ -193,9 +191,11 @@ _stop_flag: Any = None
 
 
 def selection_process_setup(stop_flag: Any) -> None:
+    """Like an audit's child: at a lower priority, and dying with its parent (the
+    forkserver, which exits with the worker), never left waiting for work."""
     global _stop_flag
     _stop_flag = stop_flag
-    os.nice(NICENESS)
+    audit_process_setup()
 
 
 def choose_in_process(secret: bytes, game: str, date: str, selection: DailySelection) -> Choice:
