@@ -7,7 +7,8 @@ when it grows past the limit) -- but a whole head that arrives at once passes h1
 size, and nothing bounds the time a client takes to send its head: one header byte a
 second would hold a connection for ever (slowloris).  So here a request head over
 ``h11_max_incomplete_event_size`` bytes (``MAX_HEADER_BYTES``) is answered ``431`` and
-the connection closed, and a connection that has not sent a whole head within
+the connection closed (after a lingering half-close, so the answer is not lost to a
+reset), and a connection that has not sent a whole head within
 ``HEADER_TIMEOUT`` seconds of connecting (or of starting its next request) is closed.
 """
 
@@ -22,6 +23,11 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from server.config import Settings
 
 DEFAULT_MAX_HEAD = 64 * 1024
+#: After a refusal, input still in flight is read and dropped for this long (or this many
+#: bytes) before the socket closes: closing with unread input makes the kernel send a reset,
+#: which can destroy the answer before the client has read it (nginx's lingering close).
+LINGER_SECONDS = 2.0
+LINGER_BYTES = 1 << 20
 HEAD_TOO_LARGE = (
     b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
     b"content-type: text/plain; charset=utf-8\r\ncontent-length: 29\r\n"
@@ -37,6 +43,7 @@ class HeaderDeadlineH11Protocol(H11Protocol):
         super().__init__(*args, **kwargs)
         self._head_deadline: asyncio.TimerHandle | None = None
         self._head_bytes = 0
+        self._linger_left: int | None = None  # bytes still dropped after a refusal
         self.max_head_bytes = self.config.h11_max_incomplete_event_size or DEFAULT_MAX_HEAD
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -44,6 +51,11 @@ class HeaderDeadlineH11Protocol(H11Protocol):
         self._arm()
 
     def data_received(self, data: bytes) -> None:
+        if self._linger_left is not None:
+            self._linger_left -= len(data)
+            if self._linger_left <= 0:
+                self.transport.close()
+            return
         if self.conn.their_state is h11.IDLE:
             if self._head_deadline is None:
                 self._arm()  # the first bytes of the next request on a kept-alive connection
@@ -61,7 +73,12 @@ class HeaderDeadlineH11Protocol(H11Protocol):
         self._disarm()
         self.logger.info("request head over %d bytes: refused", self.max_head_bytes)
         self.transport.write(HEAD_TOO_LARGE)
-        self.transport.close()
+        if not self.transport.can_write_eof():
+            self.transport.close()
+            return
+        self.transport.write_eof()
+        self._linger_left = LINGER_BYTES
+        self._head_deadline = self.loop.call_later(LINGER_SECONDS, self.transport.close)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
