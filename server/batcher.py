@@ -1,84 +1,96 @@
 """Pipelining of the move scripts of concurrent moves.
 
-Under load a worker has many moves in flight, each an ``EVALSHA`` of its own: one
-connection taken from the pool, one write, one read each.  The batcher gathers the
-commands handed to it while the event loop runs one round of ready callbacks (the moves
-of every socket whose frame arrived in that round), and sends them to each primary as
-one pipeline: one write and one read for all of them.  On a Redis Cluster the commands
-are grouped by the primary owning their key's slot (each command touches one slot).
+Under load a worker has many moves in flight, each an ``EVALSHA`` of its own.  Through
+the client's pool each would take a connection, write, read and give it back (about
+100 µs of a worker's CPU per command in redis-py's pool, timeouts and bookkeeping,
+``BENCHMARKS.md``).  Instead the batcher keeps one connection per primary (a *lane*) and
+sends what is queued on it as one pipeline: one write and one read for all of them.
+While a pipeline is out, the commands of the moves arriving meanwhile queue for the next
+one, so a busy worker batches more, and an idle one sends each command at once (after
+the event-loop round that queued it, with the others of that round).  On a Redis Cluster
+the commands go to the lane of the primary owning their key's slot (each command touches
+one slot).
 
-Each caller gets its own reply, or its own error: a command's error (a script Redis
-lost, a slot that moved) is raised to that caller only; a broken connection is raised
-to every caller of the batch (each one's request then fails as ``store_unavailable``,
-as an unbatched one would).
+Each caller gets its own reply (as Redis sent it: no client-side conversion), or its own
+error: a command's error (a script Redis lost, a slot that moved) is raised to that caller
+only; a broken or silent connection is raised to every caller of the pipeline (each one's
+request then fails as ``store_unavailable``, as an unbatched one would) and the lane
+connects again for the next.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
-from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import ConnectionError, RedisError, ResponseError
 
+from server import metrics
 from server.redisconn import RedisNodes
 
-#: Commands sent in one pipeline at most (a bigger round is split).
+#: Commands sent in one pipeline at most (more wait for the next).
 MAX_BATCH = 256
+#: Seconds a pipeline's replies may take, all together.
+REPLY_TIMEOUT = 5.0
 
 Queued = tuple[tuple[Any, ...], "asyncio.Future[Any]"]
 
 
-class Batcher:
-    """Sends the commands given during one event-loop round as a pipeline per primary."""
+class Lane:
+    """One primary's connection and the commands waiting for it."""
 
-    def __init__(self, nodes: RedisNodes) -> None:
-        self.nodes = nodes
-        self._queued: dict[str, list[Queued]] = {}
-        self._flush_scheduled = False
-        self._sending: set[asyncio.Task[None]] = set()
+    def __init__(self, client: Any) -> None:
+        self.pool = client.connection_pool
+        #: Taken from the client's pool and never given back, so it closes with the client.
+        self.connection: Any = None
+        self.queued: list[Queued] = []
+        self.sender: asyncio.Task[None] | None = None
 
-    async def execute(self, key: str, command: tuple[Any, ...]) -> Any:
-        """``command`` (which touches ``key``'s slot only) sent with the others of this
-        round; its reply, or its error raised."""
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Any] = loop.create_future()
-        self._queued.setdefault(self.nodes.owner(key), []).append((command, future))
-        if not self._flush_scheduled:
-            self._flush_scheduled = True
-            # call_soon runs after every callback already ready in this round: the moves
-            # whose frames arrived together are all queued by then.
-            loop.call_soon(self._flush)
-        return await future
+    def add(self, command: tuple[Any, ...], future: asyncio.Future[Any]) -> None:
+        self.queued.append((command, future))
+        if self.sender is None:
+            # The task's first step runs after every callback already ready in this round:
+            # the moves whose frames arrived together are all queued by then.
+            self.sender = asyncio.create_task(self._send_all())
 
-    def _flush(self) -> None:
-        self._flush_scheduled = False
-        queued, self._queued = self._queued, {}
-        for name, items in queued.items():
-            for start in range(0, len(items), MAX_BATCH):
-                task = asyncio.create_task(self._send(name, items[start : start + MAX_BATCH]))
-                self._sending.add(task)
-                task.add_done_callback(self._sending.discard)
-
-    async def _send(self, name: str, items: list[Queued]) -> None:
+    async def _send_all(self) -> None:
         try:
-            if len(items) == 1:  # nothing to gather: no pipeline's bookkeeping
-                command, future = items[0]
-                replies = [await self._one(name, command)]
-            else:
-                async with self.nodes.node_client(name).pipeline(transaction=False) as pipe:
-                    for command, _ in items:
-                        pipe.execute_command(*command)
-                    replies = await pipe.execute(raise_on_error=False)
-        except (RedisError, OSError) as error:
-            for _, future in items:
+            while self.queued:
+                batch, self.queued = self.queued[:MAX_BATCH], self.queued[MAX_BATCH:]
+                await self._send(batch)
+        except asyncio.CancelledError:
+            for _, future in self.queued:
+                future.cancel()
+            self.queued = []
+            raise
+        finally:
+            self.sender = None
+
+    async def _send(self, batch: list[Queued]) -> None:
+        started = time.perf_counter()
+        try:
+            async with asyncio.timeout(REPLY_TIMEOUT):
+                replies = await self._round_trip([command for command, _ in batch])
+        except (RedisError, OSError) as error:  # OSError: the deadline's TimeoutError too
+            if self.connection is not None:
+                await self.connection.disconnect(nowait=True)
+            if not isinstance(error, RedisError):
+                error = ConnectionError(f"the pipeline to Redis failed: {error!r}")
+            metrics.child(metrics.REDIS_ERRORS, type(error).__name__).inc()
+            for _, future in batch:
                 if not future.done():
                     future.set_exception(error)
             return
         except asyncio.CancelledError:
-            for _, future in items:
+            if self.connection is not None:
+                await self.connection.disconnect(nowait=True)
+            for _, future in batch:
                 future.cancel()
             raise
-        for (_, future), reply in zip(items, replies, strict=True):
+        finally:
+            metrics.child(metrics.REDIS_SECONDS, "pipeline").observe(time.perf_counter() - started)
+        for (_, future), reply in zip(batch, replies, strict=True):
             if future.done():  # its caller gave up (cancelled)
                 continue
             if isinstance(reply, Exception):
@@ -86,8 +98,37 @@ class Batcher:
             else:
                 future.set_result(reply)
 
-    async def _one(self, name: str, command: tuple[Any, ...]) -> Any:
-        try:
-            return await self.nodes.node_client(name).execute_command(*command)
-        except ResponseError as error:
-            return error  # the command's own error, as a pipeline reports it
+    async def _round_trip(self, commands: list[tuple[Any, ...]]) -> list[Any]:
+        connection = self.connection
+        if connection is None:
+            connection = self.connection = await self.pool.get_connection()
+            # Without a socket timeout redis-py neither wraps each write in a task nor
+            # each read in a timeout: the whole pipeline has one deadline (REPLY_TIMEOUT).
+            connection.socket_timeout = None
+        await connection.send_packed_command(connection.pack_commands(commands))
+        replies: list[Any] = []
+        for _ in commands:
+            try:
+                replies.append(await connection.read_response())
+            except ResponseError as error:  # this command's own error
+                replies.append(error)
+        return replies
+
+
+class Batcher:
+    """Sends the commands given to it as pipelines, one connection per primary."""
+
+    def __init__(self, nodes: RedisNodes) -> None:
+        self.nodes = nodes
+        self._lanes: dict[str, Lane] = {}
+
+    async def execute(self, key: str, command: tuple[Any, ...]) -> Any:
+        """``command`` (which touches ``key``'s slot only) sent with the others queued
+        for its primary; its reply, or its error raised."""
+        name = self.nodes.owner(key)
+        lane = self._lanes.get(name)
+        if lane is None:
+            lane = self._lanes[name] = Lane(self.nodes.node_client(name))
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        lane.add(command, future)
+        return await future

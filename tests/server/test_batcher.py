@@ -1,5 +1,6 @@
-"""The batcher (``server/batcher.py``): the commands of one event-loop round go to each
-primary as one pipeline; each caller gets its own reply or its own error."""
+"""The batcher (``server/batcher.py``): the commands queued for a primary go to it as one
+pipeline on the batcher's own connection; each caller gets its own reply or its own
+error."""
 
 from __future__ import annotations
 
@@ -38,7 +39,8 @@ async def test_each_caller_gets_its_own_reply_or_error(redis_client) -> None:
 
 
 async def test_one_round_is_one_pipeline(redis_client) -> None:
-    """Twenty commands of one round, to one primary, use one connection of its pool."""
+    """Twenty commands of one round, to one primary, use one connection of its pool, and
+    a second round the same one."""
     await redis_client.ping()
     nodes = RedisNodes(redis_client)
     batcher = Batcher(nodes)
@@ -47,6 +49,35 @@ async def test_one_round_is_one_pipeline(redis_client) -> None:
     assert sorted(replies) == list(range(replies[0], replies[0] + 20))
     opened = [*pool._get_free_connections(), *pool._get_in_use_connections()]
     assert len(opened) == 1, "the round did not go as one pipeline"
+    again = await asyncio.gather(*(batcher.execute("n", ("INCR", "n")) for _ in range(20)))
+    assert sorted(again) == list(range(replies[-1] + 1, replies[-1] + 21))
+    assert [*pool._get_free_connections(), *pool._get_in_use_connections()] == opened
+
+
+async def test_commands_queued_while_a_pipeline_is_out_go_in_the_next(redis_client) -> None:
+    """Callers arriving in later rounds, while the first pipeline awaits its replies, are
+    sent together after it: two pipelines for three rounds."""
+    await redis_client.ping()
+    nodes = RedisNodes(redis_client)
+    batcher = Batcher(nodes)
+    sent: list[int] = []
+    first = [asyncio.ensure_future(batcher.execute("q", ("INCR", "q"))) for _ in range(3)]
+    await asyncio.sleep(0)  # the three are queued; the lane's sender starts next round
+    lane = batcher._lanes[nodes.owner("q")]
+    real_round_trip = lane._round_trip
+
+    async def counted(commands: list[tuple[Any, ...]]) -> list[Any]:
+        sent.append(len(commands))
+        return await real_round_trip(commands)
+
+    lane._round_trip = counted  # type: ignore[method-assign]
+    later = []
+    for _ in range(2):  # two more rounds while the first pipeline is out
+        later += [asyncio.ensure_future(batcher.execute("q", ("INCR", "q"))) for _ in range(4)]
+        await asyncio.sleep(0)
+    replies = await asyncio.gather(*first, *later)
+    assert sorted(replies) == list(range(replies[0], replies[0] + 11))
+    assert sent == [3, 8], sent
 
 
 async def test_a_lost_connection_fails_every_caller_of_the_round(
@@ -56,7 +87,7 @@ async def test_a_lost_connection_fails_every_caller_of_the_round(
     client = redisconn.connect(process.url, cluster=False)
     try:
         batcher = Batcher(RedisNodes(client))
-        assert await batcher.execute("a", ("SET", "a", "1")) is True
+        assert await batcher.execute("a", ("SET", "a", "1")) == b"OK"  # as Redis sent it
         process.stop()
         results = await asyncio.gather(
             *(batcher.execute("a", ("GET", "a")) for _ in range(5)), return_exceptions=True

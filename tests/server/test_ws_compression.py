@@ -100,12 +100,16 @@ def test_a_shared_frame_deflates_only_messages_worth_it() -> None:
     assert len(small) < MIN_COMPRESSED_SIZE
     assert build_frame(small, 12) == bytes([0x82, len(small)]) + small
     large = msgpack.packb({"type": "patch", "ops": [["move", "tableau[1]", "JC"]] * 20})
-    frame = build_frame(large, 12)
-    assert frame[0] == 0x82 | 0x40  # FIN, RSV1 (deflated), binary
-    payload = frame[4:] if frame[1] == 126 else frame[2:]
-    assert len(payload) == (frame[1] if frame[1] < 126 else int.from_bytes(frame[2:4], "big"))
-    inflater = zlib.decompressobj(-12)
-    assert inflater.decompress(payload + b"\x00\x00\xff\xff") == large
+    # The same message again and others after it: each frame inflates on its own (the
+    # worker's compressor refers to nothing it deflated before).
+    for ops in (20, 20, 30, 20):
+        message = msgpack.packb({"type": "patch", "ops": [["move", "tableau[1]", "JC"]] * ops})
+        frame = build_frame(message, 12)
+        assert frame[0] == 0x82 | 0x40  # FIN, RSV1 (deflated), binary
+        payload = frame[4:] if frame[1] == 126 else frame[2:]
+        assert len(payload) == (frame[1] if frame[1] < 126 else int.from_bytes(frame[2:4], "big"))
+        inflater = zlib.decompressobj(-12)
+        assert inflater.decompress(payload + b"\x00\x00\xff\xff") == message
     assert build_frame(large, None) == bytes([0x82, 126]) + len(large).to_bytes(2, "big") + large
 
 
