@@ -315,7 +315,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
         )
         app.state.service = service
         service.max_moves_per_game = settings.limits.max_moves_per_game
-        app.state.limits = Limiter(client, settings.limits)
+        app.state.limits = Limiter(client, settings.limits, store.batcher)
         app.state.audit_pool = AuditPool(settings.limits)
         app.state.hint_pool = HintPool(settings.limits)
         # The service's clock is read at each pass (tests move it).

@@ -24,7 +24,7 @@ import asyncio
 import time
 from typing import Any
 
-from redis.exceptions import ConnectionError, RedisError, ResponseError
+from redis.exceptions import ConnectionError, NoScriptError, RedisError, ResponseError
 
 from server import metrics
 from server.redisconn import RedisNodes
@@ -122,9 +122,25 @@ class Batcher:
         self.nodes = nodes
         self._lanes: dict[str, Lane] = {}
 
-    async def execute(self, key: str, command: tuple[Any, ...]) -> Any:
+    async def execute(self, key: str, command: tuple[Any, ...], script: str | None = None) -> Any:
         """``command`` (which touches ``key``'s slot only) sent with the others queued
-        for its primary; its reply, or its error raised."""
+        for its primary; its reply, or its error raised.  When ``command`` is the
+        ``EVALSHA`` of ``script``, a Redis that lost it (a restart) gets it loaded again;
+        a slot that moved (failover, resharding) is looked up again."""
+        for _attempt in range(3):
+            try:
+                return await self._queue(key, command)
+            except NoScriptError:
+                if script is None:
+                    raise
+                await self.nodes.node_client(self.nodes.owner(key)).script_load(script)
+            except ResponseError as error:
+                if not str(error).startswith(("MOVED", "TRYAGAIN")):
+                    raise
+                await self.nodes.refresh()
+        raise ResponseError(f"the slot of {key} kept moving")
+
+    async def _queue(self, key: str, command: tuple[Any, ...]) -> Any:
         name = self.nodes.owner(key)
         lane = self._lanes.get(name)
         if lane is None:

@@ -36,12 +36,13 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from redis.asyncio import RedisCluster
-from redis.exceptions import NoScriptError, RedisError
+from redis.exceptions import RedisError
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from server import metrics
 from server.auth import bearer_token
+from server.batcher import Batcher
 from server.codec import respond
 from server.config import Limits
 from server.errors import ApiError
@@ -165,9 +166,11 @@ def retry_after_header(wait_ms: int) -> str:
 class Limiter:
     """The shared limits of one process (``app.state.limits``)."""
 
-    def __init__(self, redis: Any, limits: Limits) -> None:
+    def __init__(self, redis: Any, limits: Limits, batcher: Batcher) -> None:
         self.redis = redis
         self.limits = limits
+        #: The store's: the scripts of the limits ride in the moves' pipelines.
+        self.batcher = batcher
         self.rates = rates(limits)
         self._take_sha = hashlib.sha1(TAKE_SCRIPT.encode()).hexdigest()
         self._connect_sha = hashlib.sha1(CONNECT_SCRIPT.encode()).hexdigest()
@@ -231,12 +234,8 @@ class Limiter:
         metrics.rate_limited(kind)
 
     async def _evalsha(self, sha: str, script: str, keys: list[str], args: list[Any]) -> Any:
-        # EVALSHA straight through execute_command, as the move script (server/store.py).
-        try:
-            return await self.redis.execute_command("EVALSHA", sha, len(keys), *keys, *args)
-        except NoScriptError:
-            await self.redis.script_load(script)
-            return await self.redis.execute_command("EVALSHA", sha, len(keys), *keys, *args)
+        command = ("EVALSHA", sha, len(keys), *keys, *args)
+        return await self.batcher.execute(keys[0], command, script)
 
     # -- connections -------------------------------------------------------------
 

@@ -424,26 +424,11 @@ class Store:
                 keys[0], command, MOVE_SCRIPT
             )
         else:
-            outcome, version = await self._move(keys[0], command)
+            # Pipelined with the other moves queued for the primary owning the game's slot.
+            outcome, version = await self.batcher.execute(keys[0], command, MOVE_SCRIPT)
             replicated = True
         outcome = outcome.decode() if isinstance(outcome, bytes) else outcome
         return MoveResult(outcome, version, replicated or outcome not in ("ok", "duplicate"))
-
-    async def _move(self, key: str, command: tuple[Any, ...]) -> Any:
-        """``command`` (the move script's EVALSHA) sent with the other moves of this
-        event-loop round (:class:`~server.batcher.Batcher`) to the primary owning ``key``.
-        A Redis that lost its scripts (restart) gets it loaded again; a slot that moved
-        (failover, resharding) is looked up again."""
-        for _attempt in range(3):
-            try:
-                return await self.batcher.execute(key, command)
-            except NoScriptError:
-                await self.nodes.node_client(self.nodes.owner(key)).script_load(MOVE_SCRIPT)
-            except ResponseError as error:
-                if not str(error).startswith(("MOVED", "TRYAGAIN")):
-                    raise
-                await self.nodes.refresh()
-        raise ResponseError(f"the slot of {key} kept moving")
 
     async def _write_and_wait(
         self, key: str, command: tuple[Any, ...], script: str

@@ -95,3 +95,18 @@ async def test_a_lost_connection_fails_every_caller_of_the_round(
         assert all(isinstance(result, ConnectionError | OSError) for result in results), results
     finally:
         await client.aclose()
+
+
+async def test_a_script_redis_lost_is_loaded_again(redis_client) -> None:
+    """The EVALSHA of a script the primary no longer has (a restart, SCRIPT FLUSH) is
+    answered after the batcher loads it there, for every caller of the pipeline."""
+    await redis_client.ping()
+    nodes = RedisNodes(redis_client)
+    batcher = Batcher(nodes)
+    sha = hashlib.sha1(ECHO.encode()).hexdigest()
+    owner = nodes.node_client(nodes.owner("s{1}"))
+    await owner.script_flush()
+    calls = [batcher.execute("s{1}", ("EVALSHA", sha, 1, "s{1}", f"v{i}"), ECHO) for i in range(3)]
+    replies = await asyncio.gather(*calls)
+    assert [value for _, value in replies] == [b"v0", b"v1", b"v2"]
+    assert (await owner.script_exists(sha)) == [True]
