@@ -141,6 +141,7 @@ class Batcher:
         raise ResponseError(f"the slot of {key} kept moving")
 
     async def _queue(self, key: str, command: tuple[Any, ...]) -> Any:
+        await self.nodes.ready()
         name = self.nodes.owner(key)
         lane = self._lanes.get(name)
         if lane is None:

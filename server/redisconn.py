@@ -53,6 +53,12 @@ class RedisNodes:
         self._clients: dict[str, Any] = {}
         self._subscribers: dict[str, Any] = {}
 
+    async def ready(self) -> None:
+        """Learn the cluster's layout if the client has not yet (at its first command):
+        :meth:`owner` reads it."""
+        if self.cluster:
+            await self.client.initialize()  # once; a flag check after that
+
     def owner(self, key: str) -> str:
         """The name of the primary owning ``key``'s slot, as this process last learnt the
         cluster's layout (:meth:`refresh` updates it)."""

@@ -110,3 +110,16 @@ async def test_a_script_redis_lost_is_loaded_again(redis_client) -> None:
     replies = await asyncio.gather(*calls)
     assert [value for _, value in replies] == [b"v0", b"v1", b"v2"]
     assert (await owner.script_exists(sha)) == [True]
+
+
+async def test_a_client_that_sent_nothing_yet_is_routed(
+    redis_url: str, redis_cluster: bool
+) -> None:
+    """The first command of a process can be the batcher's (a rate limit at its first
+    request): a cluster client learns its layout then."""
+    client = redisconn.connect(redis_url, redis_cluster)
+    try:
+        batcher = Batcher(RedisNodes(client))
+        assert await batcher.execute("fresh{1}", ("INCR", "fresh{1}")) == 1
+    finally:
+        await client.aclose()
