@@ -395,8 +395,8 @@ class Settings:
             type=float,
             default=defaults.ws_ping_interval,
             metavar="SECONDS",
-            help="seconds between pings on an idle WebSocket, and to wait for the pong "
-            "(WS_PING_INTERVAL; default 20)",
+            help="seconds between pings on a WebSocket (each after a random 75-100 %% of "
+            "it), and to wait for the pong (WS_PING_INTERVAL; default 20)",
         )
         parser.add_argument(
             "--rate-limits",

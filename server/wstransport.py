@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import struct
 import zlib
 from collections.abc import Sequence
@@ -44,6 +45,8 @@ SERVER_WINDOW_BITS = 12
 CLIENT_WINDOW_BITS = 9
 #: zlib's memory level (1-9; default 8): 4 keeps a context compressor near 17 KB.
 MEMORY_LEVEL = 4
+#: The shortest wait before a ping, as a share of the ping interval (see ``schedule_ping``).
+PING_SPREAD = 0.75
 #: The key of this protocol object in an ASGI scope's ``extensions``.
 SCOPE_KEY = "server.wstransport"
 #: A binary message's first header byte, and the flag of a deflated one (RSV1).
@@ -237,6 +240,14 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
         # Called once the handshake's response is sent: its request and response go.
         self.request = self.response = None  # type: ignore[assignment]
         super().start_keepalive()
+
+    def schedule_ping(self) -> None:
+        """The next ping after a random 75-100 % of ``--ws-ping-interval``: sockets opened
+        together (a reconnect storm after a deploy) would otherwise ping together for
+        ever, a worker's thousands of pings and pongs in one burst that stalls its moves."""
+        assert self.ping_interval is not None
+        delay = self.ping_interval * random.uniform(PING_SPREAD, 1.0) - self.last_ping_rtt
+        self.ping_timer = self.loop.call_later(max(0.0, delay), self.send_keepalive_ping)
 
     def send_now(self, data: bytes) -> int | None:
         """Send ``data`` as one binary message now, without waiting for the transport

@@ -24,22 +24,28 @@ async def read_frame(reader: asyncio.StreamReader) -> tuple[int, bytes]:
     return first & 0x0F, await reader.readexactly(size)
 
 
+async def open_socket(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A WebSocket handshake by hand (no client library answering pings for us)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    key = base64.b64encode(os.urandom(16)).decode()
+    writer.write(
+        (
+            "GET /v2/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n"
+        ).encode()
+    )
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+    assert head.startswith(b"HTTP/1.1 101 ")
+    return reader, writer
+
+
 async def test_an_idle_socket_is_pinged_and_closed_when_it_does_not_answer(
     redis_url: str,
 ) -> None:
     args = ("--redis-url", redis_url, "--secret", SECRET, "--ws-ping-interval", "1")
     async with started(*args) as server:
-        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-        key = base64.b64encode(os.urandom(16)).decode()
-        writer.write(
-            (
-                "GET /v2/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
-                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                "Sec-WebSocket-Version: 13\r\n\r\n"
-            ).encode()
-        )
-        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
-        assert head.startswith(b"HTTP/1.1 101 ")
+        reader, writer = await open_socket(server.port)
         loop = asyncio.get_running_loop()
         opened = loop.time()
         opcode, _ = await asyncio.wait_for(read_frame(reader), 10)
@@ -49,3 +55,24 @@ async def test_an_idle_socket_is_pinged_and_closed_when_it_does_not_answer(
         opcode, payload = await asyncio.wait_for(read_frame(reader), 10)
         assert opcode == CLOSE and int.from_bytes(payload[:2], "big") == 1011
         writer.close()
+
+
+async def test_sockets_opened_together_are_pinged_at_spread_times(redis_url: str) -> None:
+    """Each ping waits a random 75-100 % of the interval: twelve sockets opened at once
+    do not all get theirs in one burst."""
+    args = ("--redis-url", redis_url, "--secret", SECRET, "--ws-ping-interval", "4")
+    async with started(*args) as server:
+        sockets = await asyncio.gather(*(open_socket(server.port) for _ in range(12)))
+        loop = asyncio.get_running_loop()
+        opened = loop.time()
+
+        async def first_ping(reader: asyncio.StreamReader) -> float:
+            opcode, _ = await asyncio.wait_for(read_frame(reader), 10)
+            assert opcode == PING
+            return loop.time() - opened
+
+        delays = sorted(await asyncio.gather(*(first_ping(reader) for reader, _ in sockets)))
+        for _, writer in sockets:
+            writer.close()
+    assert delays[0] >= 3 - 0.5 and delays[-1] <= 4 + 1, delays  # 75-100 % of 4 s
+    assert delays[-1] - delays[0] >= 0.2, delays  # twelve draws in 1 s: not one burst
