@@ -175,14 +175,7 @@ class Hub:
             channel = channel.decode() if isinstance(channel, bytes) else channel
             game_id = store.game_id_of_channel(channel)
             if kind == "smessage":
-                data = message["data"]
-                origin, frame = data[: store.ORIGIN_BYTES], data[store.ORIGIN_BYTES :]
-                version = msgpack.unpackb(frame)["v"]
-                patch = (version - 1, version, frame, origin)
-                listeners = list(self._listeners.get(game_id, ()))
-                for listener in listeners:
-                    listener(game_id, patch)
-                metrics.patches_fanned_out(len(listeners))
+                self._fan_out(game_id, message["data"])
             elif kind == "ssubscribe":
                 confirmed = shard.confirming.pop(channel, None)
                 if confirmed is not None and not confirmed.done():
@@ -190,6 +183,18 @@ class Hub:
             elif kind == "sunsubscribe" and game_id in shard.games:
                 # Not asked for: Redis dropped the channel because its slot moved away.
                 await self._reroute()
+
+    def _fan_out(self, game_id: str, data: bytes) -> None:
+        # A function of its own: the list of listeners dies with it.  As a local of the
+        # listening loop it lived until the shard's next message, and with it every socket
+        # of the last patch's audience, closed or not.
+        origin, frame = data[: store.ORIGIN_BYTES], data[store.ORIGIN_BYTES :]
+        version = msgpack.unpackb(frame)["v"]
+        patch = (version - 1, version, frame, origin)
+        listeners = list(self._listeners.get(game_id, ()))
+        for listener in listeners:
+            listener(game_id, patch)
+        metrics.patches_fanned_out(len(listeners))
 
     async def _reroute(self) -> None:
         """Learn the layout anew and move every game whose slot another primary owns now

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
 import random
+import weakref
 
 import httpx
 import pytest
@@ -13,6 +15,7 @@ from websockets.asyncio.client import connect
 
 from server import patches, store
 from server.rules import GAME_NAMES, new_game
+from server.ws import Connection
 
 _ids = itertools.count(1)
 
@@ -489,3 +492,32 @@ async def test_resubscribe_while_a_background_resync_runs(
     release.set()
     await asyncio.wait_for(returned.wait(), 5)
     assert await spectator.ping() == [], "the superseded resync still sent frames"
+
+
+async def test_the_sockets_of_the_last_patch_are_freed_when_they_close(
+    api: Api, ws_connect
+) -> None:
+    """Closed spectators are let go although no message came after the last patch they
+    saw: the hub kept the last fan-out's listeners (and so every socket of its audience)
+    until its shard's next message."""
+    owner = await api.player()
+    game_id = (await api.create_game(owner, "balcony", "freed"))["id"]
+    ws, _, _ = await owner_socket(ws_connect, owner, game_id)
+    known = {id(o) for o in gc.get_objects() if type(o) is Connection}
+    spectators = [await ws_connect() for _ in range(3)]
+    for spectator in spectators:
+        await spectator.subscribe(game_id)
+        await spectator.recv("snapshot")
+    theirs = [weakref.ref(o) for o in gc.get_objects() if type(o) is Connection]
+    theirs = [ref for ref in theirs if id(ref()) not in known]
+    assert len(theirs) == 3
+    await play_moves(ws, api, owner, game_id, 1)
+    for spectator in spectators:
+        assert (await spectator.recv("patch"))["v"] == 1
+        await spectator.close()
+    for _ in range(100):  # the server sees the closes
+        gc.collect()
+        if all(ref() is None for ref in theirs):
+            break
+        await asyncio.sleep(0.05)
+    assert [ref() for ref in theirs] == [None, None, None]
