@@ -24,7 +24,7 @@ import asyncio
 import time
 from typing import Any
 
-from redis.exceptions import ConnectionError, NoScriptError, RedisError, ResponseError
+from redis.exceptions import ConnectionError, RedisError, ResponseError
 
 from server import metrics
 from server.redisconn import RedisNodes
@@ -127,18 +127,7 @@ class Batcher:
         for its primary; its reply, or its error raised.  When ``command`` is the
         ``EVALSHA`` of ``script``, a Redis that lost it (a restart) gets it loaded again;
         a slot that moved (failover, resharding) is looked up again."""
-        for _attempt in range(3):
-            try:
-                return await self._queue(key, command)
-            except NoScriptError:
-                if script is None:
-                    raise
-                await self.nodes.node_client(self.nodes.owner(key)).script_load(script)
-            except ResponseError as error:
-                if not str(error).startswith(("MOVED", "TRYAGAIN")):
-                    raise
-                await self.nodes.refresh()
-        raise ResponseError(f"the slot of {key} kept moving")
+        return await self.nodes.run_script(key, script, lambda: self._queue(key, command))
 
     async def _queue(self, key: str, command: tuple[Any, ...]) -> Any:
         await self.nodes.ready()

@@ -12,12 +12,14 @@ standalone server that is the one client itself.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.crc import key_slot
+from redis.exceptions import NoScriptError, ResponseError
 
 from server import metrics
 
@@ -27,6 +29,8 @@ STANDALONE = "redis"
 MAX_CONNECTIONS = 64
 #: Seconds a request waits for a free connection, or for a node to answer a connect.
 CONNECT_TIMEOUT = 5
+
+T = TypeVar("T")
 
 
 def connect(url: str, cluster: bool) -> Any:
@@ -98,6 +102,26 @@ class RedisNodes:
             )
             self._subscribers[name] = client
         return client
+
+    async def run_script(
+        self, key: str, script: str | None, attempt: Callable[[], Awaitable[T]]
+    ) -> T:
+        """``attempt()``, which sends the ``EVALSHA`` of ``script`` (or another command
+        when None) to the primary owning ``key``; again after loading ``script`` there if
+        Redis lost it (a restart), or after learning the layout anew if the slot moved
+        (failover, resharding)."""
+        for _attempt in range(3):
+            try:
+                return await attempt()
+            except NoScriptError:
+                if script is None:
+                    raise
+                await self.node_client(self.owner(key)).script_load(script)
+            except ResponseError as error:
+                if not str(error).startswith(("MOVED", "TRYAGAIN")):
+                    raise
+                await self.refresh()
+        raise ResponseError(f"the slot of {key} kept moving")
 
     async def refresh(self) -> None:
         """Learn the cluster's layout anew (after a failover or a slot migration)."""

@@ -38,7 +38,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgpack
-from redis.exceptions import NoScriptError, ResponseError
 
 from server.batcher import Batcher
 from server.config import PLAYER_IDLE_TTL
@@ -436,22 +435,18 @@ class Store:
         """``command`` (an EVALSHA of ``script``) then ``WAIT 1`` on one connection to
         the primary owning ``key`` (WAIT counts the writes of its own connection):
         (reply, whether a replica holds it)."""
-        for _attempt in range(3):
+
+        async def attempt() -> tuple[Any, bool]:
             client = self.nodes.node_client(self.nodes.owner(key))
             async with client.pipeline(transaction=False) as pipe:
                 pipe.execute_command(*command)
                 pipe.execute_command("WAIT", 1, REPLICA_WAIT_MS)
                 reply, replicas = await pipe.execute(raise_on_error=False)
-            if isinstance(reply, NoScriptError):
-                await client.script_load(script)
-                continue
-            if isinstance(reply, ResponseError) and str(reply).startswith(("MOVED", "TRYAGAIN")):
-                await self.nodes.refresh()  # the slot moved (failover, resharding)
-                continue
             if isinstance(reply, Exception):
                 raise reply
             return reply, isinstance(replicas, int) and replicas >= 1
-        raise ResponseError(f"the slot of {key} kept moving")
+
+        return await self.nodes.run_script(key, script, attempt)
 
     async def outbox(self, game_id: str) -> str | None:
         """The board entry a ranked game still has to record, if any."""
