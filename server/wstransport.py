@@ -236,6 +236,15 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
                 )
         self.scope["extensions"][SCOPE_KEY] = self  # type: ignore[assignment]
 
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        # The scope refers to this protocol (SCOPE_KEY) and this protocol to the scope: a
+        # cycle, which only a full garbage collection (rare: see server.app) would free,
+        # so every closed socket's protocol, buffers and scope stayed until one.
+        scope = getattr(self, "scope", None)  # None: lost before its handshake
+        if scope is not None:
+            scope["extensions"].pop(SCOPE_KEY, None)
+
     def start_keepalive(self) -> None:
         # Called once the handshake's response is sent: its request and response go.
         self.request = self.response = None  # type: ignore[assignment]

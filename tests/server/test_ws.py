@@ -16,6 +16,7 @@ from websockets.asyncio.client import connect
 from server import patches, store
 from server.rules import GAME_NAMES, new_game
 from server.ws import Connection
+from server.wstransport import WebSocketProtocol
 
 _ids = itertools.count(1)
 
@@ -521,3 +522,34 @@ async def test_the_sockets_of_the_last_patch_are_freed_when_they_close(
             break
         await asyncio.sleep(0.05)
     assert [ref() for ref in theirs] == [None, None, None]
+
+
+async def test_a_closed_sockets_transport_is_freed_without_a_full_collection(
+    api: Api, ws_connect
+) -> None:
+    """A socket's protocol object (its buffers, its scope) goes when the socket closes, not
+    at the next full garbage collection, which a worker with thousands of sockets runs
+    rarely (``server.app``): the scope referred back to the protocol, a cycle."""
+    owner = await api.player()
+    game_id = (await api.create_game(owner, "balcony", "freed"))["id"]
+    # issubclass of type(o): isinstance would ask a dead weak proxy, which raises.
+    known = {id(o) for o in gc.get_objects() if issubclass(type(o), WebSocketProtocol)}
+    spectators = [await ws_connect() for _ in range(3)]
+    for spectator in spectators:
+        await spectator.subscribe(game_id)
+        await spectator.recv("snapshot")
+    theirs = [weakref.ref(o) for o in gc.get_objects() if issubclass(type(o), WebSocketProtocol)]
+    theirs = [ref for ref in theirs if id(ref()) not in known]
+    assert len(theirs) == 3
+    gc.collect()
+    gc.disable()  # only reference counting may free them
+    try:
+        for spectator in spectators:
+            await spectator.close()
+        for _ in range(100):  # the server sees the closes
+            if all(ref() is None for ref in theirs):
+                break
+            await asyncio.sleep(0.05)
+        assert [ref() for ref in theirs] == [None, None, None]
+    finally:
+        gc.enable()
