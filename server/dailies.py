@@ -25,6 +25,8 @@ import datetime as dt
 import json
 import logging
 import multiprocessing
+import multiprocessing.forkserver
+import os
 import secrets
 import time
 from collections.abc import Callable
@@ -196,6 +198,14 @@ def selection_process_setup(stop_flag: Any) -> None:
     global _stop_flag
     _stop_flag = stop_flag
     audit_process_setup()
+    # The forkserver gives each child the write end of the pipe on which it waits for the
+    # worker to go (so that a child could start processes of its own).  Held here, it kept
+    # the forkserver alive after the worker exited, and so this process (the signal above
+    # comes when the forkserver exits): both held the server's output open for as long.
+    server: Any = multiprocessing.forkserver._forkserver  # type: ignore[attr-defined]
+    if server._forkserver_alive_fd is not None:
+        os.close(server._forkserver_alive_fd)
+        server._forkserver_alive_fd = None
 
 
 def choose_in_process(secret: bytes, game: str, date: str, selection: DailySelection) -> Choice:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import httpx
@@ -13,7 +14,7 @@ from redis.asyncio import Redis
 
 from server.app import create_app
 from server.config import DailySelection, Settings
-from server.dailies import choose, load_choice
+from server.dailies import FORK_CONTEXT, choose, load_choice, selection_process_setup
 from server.daily import DAY_MS, candidate_seed, commitment, opens_ms
 from server.rules import GAMES, new_game
 from server.solver import Budget, solve
@@ -210,3 +211,23 @@ async def test_the_event_loop_keeps_turning_while_the_selection_solves(
             turns += 1
         assert app.state.dailies.selections < len(GAMES)  # still solving today's
     assert turns > 12_000, f"{turns} event-loop turns in 1 s"
+
+
+#: Evaluated in a selection process: the forkserver's "worker alive" pipe end it holds.
+ALIVE_FD_OF_CHILD = (
+    "__import__('multiprocessing.forkserver').forkserver._forkserver._forkserver_alive_fd"
+)
+
+
+def test_a_selection_process_lets_the_forkserver_end_with_its_worker() -> None:
+    """The forkserver exits when no process holds its "worker alive" pipe, and the
+    selection process dies with the forkserver; a selection process holding that pipe (the
+    forkserver gives it one) kept both alive after the worker was gone, with the server's
+    output open (a stopped server's pipe did not close for seconds)."""
+    with ProcessPoolExecutor(
+        1,
+        mp_context=FORK_CONTEXT,
+        initializer=selection_process_setup,
+        initargs=(FORK_CONTEXT.RawValue("b", 0),),
+    ) as pool:
+        assert pool.submit(eval, ALIVE_FD_OF_CHILD).result(timeout=30) is None
