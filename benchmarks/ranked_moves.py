@@ -58,7 +58,7 @@ async def play(service: GameService, game_id: str, owner: str, rng: random.Rando
     game: Game = load_game(stored.state)
     version = stored.version
     while game.status == "playing":
-        legal = [move for move in game.legal_moves() if move != "resign"]
+        legal: list[str] = [move for move in game.legal_moves() if move != "resign"]
         if not legal:
             legal = ["resign"]
         up = [move for move in legal if ">foundation" in move]

@@ -99,7 +99,8 @@ def choose(legal: list[str], last: str | None) -> str | None:
     if side and not (last is not None and last.split(">")[0] in SIDE_PILES):
         return side[0]
     home = [m for m in cards if ">foundation" in m]
-    return (home or cards or [None])[0]
+    choices = home or cards
+    return choices[0] if choices else None
 
 
 SYNCED = """(() => { const c = window.__client; return c.connection === 'online'
