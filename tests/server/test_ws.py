@@ -7,6 +7,7 @@ import gc
 import itertools
 import random
 import weakref
+from typing import Any
 
 import httpx
 import pytest
@@ -495,6 +496,28 @@ async def test_resubscribe_while_a_background_resync_runs(
     assert await spectator.ping() == [], "the superseded resync still sent frames"
 
 
+def weak_refs_to_new(kind: type, known: set[int]) -> list[weakref.ref[Any]]:
+    """Weak references to the live objects of ``kind`` whose ids are not in ``known``."""
+    return [weakref.ref(o) for o in live(kind) if id(o) not in known]
+
+
+def live(kind: type) -> list[Any]:
+    # issubclass of type(o): isinstance would ask a dead weak proxy, which raises.
+    return [o for o in gc.get_objects() if issubclass(type(o), kind)]
+
+
+async def left_after_close(refs: list[weakref.ref[Any]], collect: bool) -> list[Any]:
+    """What ``refs`` still reach once the server has seen the closes (up to 5 s);
+    ``collect``: with a full garbage collection before each look."""
+    for _ in range(100):
+        if collect:
+            gc.collect()
+        if all(ref() is None for ref in refs):
+            break
+        await asyncio.sleep(0.05)
+    return [ref() for ref in refs]
+
+
 async def test_the_sockets_of_the_last_patch_are_freed_when_they_close(
     api: Api, ws_connect
 ) -> None:
@@ -504,24 +527,18 @@ async def test_the_sockets_of_the_last_patch_are_freed_when_they_close(
     owner = await api.player()
     game_id = (await api.create_game(owner, "balcony", "freed"))["id"]
     ws, _, _ = await owner_socket(ws_connect, owner, game_id)
-    known = {id(o) for o in gc.get_objects() if type(o) is Connection}
+    known = {id(o) for o in live(Connection)}
     spectators = [await ws_connect() for _ in range(3)]
     for spectator in spectators:
         await spectator.subscribe(game_id)
         await spectator.recv("snapshot")
-    theirs = [weakref.ref(o) for o in gc.get_objects() if type(o) is Connection]
-    theirs = [ref for ref in theirs if id(ref()) not in known]
+    theirs = weak_refs_to_new(Connection, known)
     assert len(theirs) == 3
     await play_moves(ws, api, owner, game_id, 1)
     for spectator in spectators:
         assert (await spectator.recv("patch"))["v"] == 1
         await spectator.close()
-    for _ in range(100):  # the server sees the closes
-        gc.collect()
-        if all(ref() is None for ref in theirs):
-            break
-        await asyncio.sleep(0.05)
-    assert [ref() for ref in theirs] == [None, None, None]
+    assert await left_after_close(theirs, collect=True) == [None, None, None]
 
 
 async def test_a_closed_sockets_transport_is_freed_without_a_full_collection(
@@ -532,24 +549,18 @@ async def test_a_closed_sockets_transport_is_freed_without_a_full_collection(
     rarely (``server.app``): the scope referred back to the protocol, a cycle."""
     owner = await api.player()
     game_id = (await api.create_game(owner, "balcony", "freed"))["id"]
-    # issubclass of type(o): isinstance would ask a dead weak proxy, which raises.
-    known = {id(o) for o in gc.get_objects() if issubclass(type(o), WebSocketProtocol)}
+    known = {id(o) for o in live(WebSocketProtocol)}
     spectators = [await ws_connect() for _ in range(3)]
     for spectator in spectators:
         await spectator.subscribe(game_id)
         await spectator.recv("snapshot")
-    theirs = [weakref.ref(o) for o in gc.get_objects() if issubclass(type(o), WebSocketProtocol)]
-    theirs = [ref for ref in theirs if id(ref()) not in known]
+    theirs = weak_refs_to_new(WebSocketProtocol, known)
     assert len(theirs) == 3
     gc.collect()
     gc.disable()  # only reference counting may free them
     try:
         for spectator in spectators:
             await spectator.close()
-        for _ in range(100):  # the server sees the closes
-            if all(ref() is None for ref in theirs):
-                break
-            await asyncio.sleep(0.05)
-        assert [ref() for ref in theirs] == [None, None, None]
+        assert await left_after_close(theirs, collect=False) == [None, None, None]
     finally:
         gc.enable()
