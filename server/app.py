@@ -324,7 +324,8 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
             client, service.secret, settings.daily, lambda: service.clock()
         )
         service.request_daily = app.state.dailies.request
-        app.state.hub = Hub(store.nodes)
+        app.state.hub = Hub(store.nodes, store.watcher)
+        service.deliver_unpublished = app.state.hub.deliver
         await app.state.hub.start()
         redrive = asyncio.create_task(redrive_outboxes(service), name="outbox")
         names = asyncio.create_task(sweep_names(service), name="names")

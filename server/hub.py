@@ -4,6 +4,12 @@ The move script publishes each patch with ``SPUBLISH`` on the game's shard
 channel, in the same atomic step that stores it, so patches arrive in version
 order; in front of the patch goes its origin (``store.ORIGIN_BYTES``): the tag
 of the socket that made the move, whose ``accepted`` carries the patch already.
+The script publishes only when a process other than the mover's watches the
+game: the hub enters this process in each watched game's watcher set
+(``store.watchers_key``) once its subscription is confirmed and renews the
+entries while it watches (an entry lapses unrenewed, or is taken out when the
+hub stops); a patch nobody else watches is handed to this process's sockets by
+:meth:`Hub.deliver`.
 On a Redis Cluster only the primary owning the game's slot carries that channel,
 so the hub keeps one pub/sub connection per primary (a *shard*) and subscribes
 each watched game on the shard its slot maps to (on a standalone Redis there is
@@ -22,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,6 +54,15 @@ MAX_RECONNECT_DELAY = 2.0
 #: Longest wait, in seconds, for Redis to confirm a new subscription before the watcher
 #: reads the game (past it, a patch published meanwhile reaches the watcher by resync).
 SUBSCRIBE_CONFIRM_WAIT = 2.0
+#: A watcher entry lapses this long after its last renewal (ms): a process that stops
+#: without taking its entries out costs the games' movers a needless publish until then.
+WATCH_TTL_MS = 60_000
+#: Seconds between renewals of this process's watcher entries.
+WATCH_RENEW_INTERVAL = 15.0
+#: Watcher entries written per pipeline.
+WATCH_BATCH = 500
+#: Longest wait, in seconds, for taking this process's watcher entries out as it stops.
+STOP_WAIT = 2.0
 
 
 @dataclass(eq=False)
@@ -73,27 +89,42 @@ def channels_by_slot(game_ids: list[str]) -> list[list[str]]:
 
 
 class Hub:
-    def __init__(self, nodes: RedisNodes) -> None:
+    def __init__(self, nodes: RedisNodes, watcher: str) -> None:
+        """``watcher``: this process's name in the games' watcher sets
+        (``Store.watcher``, which the move script compares with them)."""
         self.nodes = nodes
+        self.watcher = watcher
         self._listeners: dict[str, set[Listener]] = {}
         self._shards: dict[str, Shard] = {}
         self._shard_of: dict[str, Shard] = {}
+        #: Watched games whose watcher entry could not be written: their patches may
+        #: not be published, so they are resynced once the renewal writes it.
+        self._unentered: set[str] = set()
+        #: Game -> when this process's entry in its watchers lapses (Unix ms).
+        self._entries: dict[str, int] = {}
         self._layout_task: asyncio.Task[None] | None = None
+        self._renew_task: asyncio.Task[None] | None = None
         self._stopping = False
 
     async def start(self) -> None:
         if self.nodes.cluster:
             self._layout_task = asyncio.create_task(self._check_layout(), name="hub:layout")
+        self._renew_task = asyncio.create_task(self._renew_entries(), name="hub:watchers")
 
     async def stop(self) -> None:
         self._stopping = True
         tasks = [shard.task for shard in self._shards.values() if shard.task is not None]
-        if self._layout_task is not None:
-            tasks.append(self._layout_task)
+        for task in (self._layout_task, self._renew_task):
+            if task is not None:
+                tasks.append(task)
         for task in tasks:
             await stop_task(task)
         for shard in self._shards.values():
             await self._close(shard)
+        now = int(time.time() * 1000)
+        entered = [game_id for game_id, lapse in self._entries.items() if lapse > now]
+        with contextlib.suppress(RedisError, OSError, TimeoutError):  # else they lapse
+            await asyncio.wait_for(self._write_entries(entered, enter=False), STOP_WAIT)
 
     async def add(self, game_id: str, listener: Listener) -> None:
         """Start delivering ``game_id``'s patches to ``listener``."""
@@ -109,6 +140,9 @@ class Hub:
         listeners.discard(listener)
         if not listeners:
             del self._listeners[game_id]
+            # Its watcher entry lapses unrenewed (WATCH_TTL_MS): taken out now, a removal
+            # could overtake the entry of a socket that watches the game again at once.
+            self._unentered.discard(game_id)
             shard = self._shard_of.pop(game_id, None)
             if shard is not None:
                 shard.games.discard(game_id)
@@ -140,6 +174,52 @@ class Hub:
                 log.warning("subscribing %s on %s failed (%s)", game_id, name, error)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(confirmed), SUBSCRIBE_CONFIRM_WAIT)
+        # Subscribed first, entered second, read (by the watcher) third: a move stored
+        # before the entry is in what the watcher reads, one stored after is published.
+        try:
+            await self._write_entries([game_id], enter=True)
+        except (RedisError, OSError) as error:
+            log.warning("entering %s's watchers failed (%s)", game_id, error)
+            self._unentered.add(game_id)
+
+    async def _write_entries(self, game_ids: list[str], enter: bool) -> None:
+        """Enter (or renew) this process in the watcher sets of ``game_ids``, or take it
+        out of them."""
+        lapse = int(time.time() * 1000) + WATCH_TTL_MS
+        for start in range(0, len(game_ids), WATCH_BATCH):
+            batch = game_ids[start : start + WATCH_BATCH]
+            async with self.nodes.client.pipeline(transaction=False) as pipe:
+                for game_id in batch:
+                    key = store.watchers_key(game_id)
+                    if enter:
+                        pipe.zadd(key, {self.watcher: lapse})
+                        pipe.pexpire(key, WATCH_TTL_MS)
+                    else:
+                        pipe.zrem(key, self.watcher)
+                await pipe.execute()
+            for game_id in batch:
+                if enter:
+                    self._entries[game_id] = lapse
+                else:
+                    self._entries.pop(game_id, None)
+
+    async def _renew_entries(self) -> None:
+        while True:
+            await asyncio.sleep(WATCH_RENEW_INTERVAL)
+            now = int(time.time() * 1000)
+            self._entries = {g: lapse for g, lapse in self._entries.items() if lapse > now}
+            watched = list(self._listeners)
+            try:
+                await self._write_entries(watched, enter=True)
+            except (RedisError, OSError) as error:
+                # Lapsing entries would leave their games' patches unpublished: resync
+                # them all once a renewal gets through.
+                log.warning("renewing this process's watcher entries failed (%s)", error)
+                self._unentered.update(watched)
+                continue
+            entered = [game_id for game_id in self._unentered if game_id in self._listeners]
+            self._unentered.clear()
+            self._resync(entered)
 
     async def _run(self, shard: Shard) -> None:
         delay = 0.1
@@ -190,7 +270,11 @@ class Hub:
         # of the last patch's audience, closed or not.
         origin, frame = data[: store.ORIGIN_BYTES], data[store.ORIGIN_BYTES :]
         version = msgpack.unpackb(frame)["v"]
-        patch = (version - 1, version, frame, origin)
+        self.deliver(game_id, (version - 1, version, frame, origin))
+
+    def deliver(self, game_id: str, patch: Patch) -> None:
+        """Hand ``patch`` to this process's sockets on its game: a published one, or one
+        the move script did not publish (no other process watches the game)."""
         listeners = list(self._listeners.get(game_id, ()))
         for listener in listeners:
             listener(game_id, patch)

@@ -20,6 +20,7 @@ from server.codec import pack
 from server.config import Limits
 from server.dailies import CATCH_UP_DAYS, NOT_READY_RETRY_MS, Choice, load_choice
 from server.errors import ApiError
+from server.hub import Patch
 from server.leaderboard import Entry, Leaderboards
 from server.patches import compact_patch
 from server.players import valid_name
@@ -150,6 +151,9 @@ class GameService:
         self.max_moves_per_game = Limits.max_moves_per_game
         #: Called with a day whose choice was missing (the app's selector picks it up).
         self.request_daily: Callable[[str], None] = lambda date: None
+        #: Called with a stored patch the move script did not publish (no other process
+        #: watches its game): the app's hub hands it to this process's sockets.
+        self.deliver_unpublished: Callable[[str, Patch], None] = lambda game_id, patch: None
         # game id -> (stored record, decoded game at that record's version)
         self._cache: OrderedDict[str, tuple[StoredGame, Game]] = OrderedDict()
 
@@ -608,6 +612,7 @@ class GameService:
         # stop between the move and the board update cannot lose it.
         board_changes = score != score_before or game.is_over
         outbox = outbox_value(new, game) if new.ranked and board_changes else ""
+        frame = pack(patch)
         result = await self.store.apply_move(
             game_id,
             expected_version=version,
@@ -615,7 +620,7 @@ class GameService:
             state=state,
             status=game.status if game.status != status_before else None,
             score=score if score != score_before else None,
-            patch=pack(patch),
+            patch=frame,
             origin=origin,
             move=str(move),
             client_time=client_time,
@@ -628,6 +633,8 @@ class GameService:
             outbox=outbox,
         )
         if result.outcome == "ok":
+            if not result.published:
+                self.deliver_unpublished(game_id, (version, result.version, frame, origin))
             self._put(new, game)
             if outbox:
                 await self.drain_outbox(game_id, outbox)

@@ -16,6 +16,9 @@ atomically:
   messages (msgpack), scored by the version they lead to, for resync
 * ``game:{id}:move_ids`` hash: client move id -> version it produced, so a
   move sent twice is applied once
+* ``game:{id}:watchers`` sorted set: the server processes with a socket watching
+  the game (their hub's name), scored by when the entry lapses (Unix ms) unless
+  the process renews it
 * ``game:{id}`` field ``outbox`` (ranked games): the board entry the game's last
   move (or its start) calls for, as JSON ``{"game", "date", "entry"}``, written by
   the same atomic step as the move; deleted once the board has it
@@ -28,12 +31,17 @@ atomically:
 
 Patches are published on the shard channel ``game:{id}`` (``SPUBLISH``: on a
 cluster only the shard owning the game's slot carries it) from inside the move
-script, so every subscriber on every instance sees them in version order.
+script, so every subscriber on every instance sees them in version order; but
+only when a process other than the mover's watches the game (its watchers): a
+game played with nobody else looking, the usual case, costs no pub/sub message,
+and the mover's own process hands the patch to its sockets itself
+(:attr:`MoveResult.published`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,11 +118,12 @@ redis.call('EXPIRE', KEYS[1], ARGV[1])
 return 1
 """
 
-# KEYS: game, log, patches, move_ids (the game key is also the patch channel)
+# KEYS: game, log, patches, move_ids, watchers (the game key is also the patch channel)
 # ARGV[1]: one msgpack map (:meth:`Store.apply_move` packs it; one value to encode and
 # send instead of seventeen): v expected version, h expected chain head, st state, m move
 # text, t server time, sh state hash, c chain link, ttl, p patch frame, o origin, ph patch
-# history (how many patches are kept); and only
+# history (how many patches are kept), w the mover's process (its name among the
+# watchers); and only
 # when there is one: id move id, ct client time, s status and sc score (when they change),
 # f true (the move finishes the game), ob outbox (the board entry this move calls for,
 # written with it).  Times travel as strings: Lua numbers are doubles.
@@ -122,7 +131,8 @@ return 1
 # waits for everything written before, the original move included.
 # 'diverged': the version is the expected one but the chain head is not, so the state
 # the move was computed on is not the stored one (the keys were restored or rewritten).
-# The patch is published with its origin in front (ORIGIN_BYTES), stored without it.
+# The patch is published with its origin in front (ORIGIN_BYTES), stored without it, when
+# a process other than the mover's has a live watcher entry; the third value says whether.
 MOVE_SCRIPT = """
 local a = cmsgpack.unpack(ARGV[1])
 local record = redis.call('HMGET', KEYS[1], 'version', 'chain_head')
@@ -152,8 +162,11 @@ redis.call('ZADD', KEYS[3], version, a.p)
 redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -a.ph - 1)
 if a.id then redis.call('HSET', KEYS[4], a.id, version) end
 for i = 1, 4 do redis.call('EXPIRE', KEYS[i], a.ttl) end
-redis.call('SPUBLISH', KEYS[1], a.o .. a.p)
-return {'ok', version}
+local others = redis.call('ZCOUNT', KEYS[5], a.t, '+inf')
+local mine = redis.call('ZSCORE', KEYS[5], a.w)
+if mine and tonumber(mine) >= tonumber(a.t) then others = others - 1 end
+if others > 0 then redis.call('SPUBLISH', KEYS[1], a.o .. a.p) end
+return {'ok', version, others > 0 and 1 or 0}
 """
 
 
@@ -188,6 +201,11 @@ def game_keys(game_id: str) -> list[str]:
 def attempts_key(game: str, date: str) -> str:
     """The hash of a day's ranked attempts: player id -> game id."""
     return f"daily:{{{game}:{date}}}:attempts"
+
+
+def watchers_key(game_id: str) -> str:
+    """The sorted set of the processes watching a game (in the slot of the game's keys)."""
+    return f"{game_key(game_id)}:watchers"
 
 
 def channel(game_id: str) -> str:
@@ -233,6 +251,9 @@ class MoveResult:
     #: With durability 'replica': False when no replica confirmed the write in time
     #: (it is on the primary; a retry with the same move id is answered as a duplicate).
     replicated: bool = True
+    #: The patch went out on the game's channel. When not (no other process watches
+    #: the game), the mover's process delivers it to its own sockets.
+    published: bool = False
 
 
 class Store:
@@ -249,6 +270,10 @@ class Store:
         #: The move scripts of concurrent moves go to Redis in one pipeline per primary.
         self.batcher = Batcher(self.nodes)
         self.durable = durable
+        #: This process's name in the games' watcher sets (:func:`watchers_key`): its hub
+        #: enters it for each game it has sockets on, and the move script publishes a
+        #: patch only if a process of another name is there.
+        self.watcher = secrets.token_hex(8)
         self._move_sha = hashlib.sha1(MOVE_SCRIPT.encode()).hexdigest()
         self._create = redis.register_script(CREATE_SCRIPT)
         self._assist = redis.register_script(ASSIST_SCRIPT)
@@ -404,6 +429,7 @@ class Store:
             "p": patch,
             "o": origin,
             "ph": PATCH_HISTORY,
+            "w": self.watcher,
         }
         optional = {
             "id": move_id or None,
@@ -414,20 +440,24 @@ class Store:
             "ob": outbox or None,
         }
         args.update((name, value) for name, value in optional.items() if value is not None)
-        keys = game_keys(game_id)
+        keys = [*game_keys(game_id), watchers_key(game_id)]
         # Bytes as msgpack str, not bin: the cmsgpack of Redis's Lua reads no bin type.
         packed = msgpack.packb(args, use_bin_type=False)
         command = ("EVALSHA", self._move_sha, len(keys), *keys, packed)
         if self.durable:
-            (outcome, version), replicated = await self._write_and_wait(
-                keys[0], command, MOVE_SCRIPT
-            )
+            reply, replicated = await self._write_and_wait(keys[0], command, MOVE_SCRIPT)
         else:
             # Pipelined with the other moves queued for the primary owning the game's slot.
-            outcome, version = await self.batcher.execute(keys[0], command, MOVE_SCRIPT)
+            reply = await self.batcher.execute(keys[0], command, MOVE_SCRIPT)
             replicated = True
+        outcome, version, *published = reply
         outcome = outcome.decode() if isinstance(outcome, bytes) else outcome
-        return MoveResult(outcome, version, replicated or outcome not in ("ok", "duplicate"))
+        return MoveResult(
+            outcome,
+            version,
+            replicated or outcome not in ("ok", "duplicate"),
+            published=bool(published and published[0]),
+        )
 
     async def _write_and_wait(
         self, key: str, command: tuple[Any, ...], script: str

@@ -1,0 +1,127 @@
+"""A patch is published only when a process other than the mover's watches the game: a
+game played with nobody else looking costs no pub/sub message, and the mover's process
+hands the patch to its own sockets; once another process watches, the patches go out
+again; a process that stops takes its entries out, and an entry that lapsed (its process
+gone without) counts for nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import msgpack
+from server_support import Api, RunningServer, WSClient, run_app
+from websockets.asyncio.client import connect
+
+from server import store
+from server.hub import WATCH_TTL_MS
+
+#: How long a test listens for a publication that should not come (seconds).
+QUIET = 0.5
+
+
+@contextlib.asynccontextmanager
+async def channel_listener(running: RunningServer, game_id: str) -> AsyncIterator[Any]:
+    """A bare ``SSUBSCRIBE`` to the game's channel on the primary owning it: it sees what
+    is published, and is not a watcher (no entry of its own)."""
+    nodes = running.app.state.store.nodes
+    channel = store.channel(game_id)
+    pubsub = nodes.subscriber(nodes.owner(channel)).pubsub()
+    try:
+        await pubsub.ssubscribe(channel)
+        confirmed = await pubsub.get_message(timeout=5)
+        assert confirmed is not None and confirmed["type"] in ("ssubscribe", b"ssubscribe")
+        yield pubsub
+    finally:
+        await pubsub.aclose()
+
+
+async def published(pubsub: Any, count: int | None = None) -> list[int]:
+    """The versions of the patches published on the channel: ``count`` of them, or what
+    comes within :data:`QUIET` seconds."""
+    versions: list[int] = []
+    deadline = time.monotonic() + (5 if count else QUIET)
+    while time.monotonic() < deadline and (count is None or len(versions) < count):
+        message = await pubsub.get_message(timeout=max(0.0, deadline - time.monotonic()))
+        if message is not None and message["type"] in ("smessage", b"smessage"):
+            versions.append(msgpack.unpackb(message["data"][store.ORIGIN_BYTES :])["v"])
+    return versions
+
+
+async def watching(running: RunningServer, player: Any, game_id: str) -> WSClient:
+    """A socket of ``running`` subscribed to ``game_id`` (as ``player``; None: anyone)."""
+    client = WSClient(await asyncio.wait_for(connect(running.ws_url), 5))
+    if player is not None:
+        await client.auth(player)
+    await client.subscribe(game_id)
+    await client.recv("snapshot")
+    return client
+
+
+async def test_a_game_watched_by_one_process_only_publishes_nothing(
+    redis_url: str, redis_cluster: bool, redis_client: Any
+) -> None:
+    async with (
+        run_app(redis_url, redis_cluster=redis_cluster) as first,
+        httpx.AsyncClient(base_url=first.base_url, timeout=10) as http,
+    ):
+        api = Api(http)
+        owner = await api.player()
+        game_id = (await api.create_game(owner, "colorado", "alone"))["id"]
+        tab = await watching(first, owner, game_id)
+        spectator = await watching(first, None, game_id)
+        async with channel_listener(first, game_id) as channel:
+            for version in range(3):
+                reply = await tab.move(game_id, f"stock>tableau[{version}]", version, f"m{version}")
+                assert reply["type"] == "accepted" and reply["patch"]["v"] == version + 1
+                patch = await spectator.recv("patch")
+                assert patch["v"] == version + 1, patch
+            await api.move(owner, game_id, "stock>tableau[3]", 3)  # REST, same process
+            assert (await tab.recv("patch"))["v"] == 4
+            assert (await spectator.recv("patch"))["v"] == 4
+            assert await published(channel) == []
+
+            # Another process watches: the patches go out on the channel again, and
+            # every socket of both processes gets each one once.
+            async with run_app(redis_url, redis_cluster=redis_cluster) as second:
+                elsewhere = await watching(second, None, game_id)
+                reply = await tab.move(game_id, "stock>tableau[4]", 4, "m4")
+                assert reply["type"] == "accepted" and reply["patch"]["v"] == 5
+                assert await published(channel, count=1) == [5]
+                assert (await spectator.recv("patch"))["v"] == 5
+                assert (await elsewhere.recv("patch"))["v"] == 5
+                for client in (tab, spectator, elsewhere):
+                    assert await client.ping() == [], "a patch came twice"
+                await elsewhere.close()
+                departed = second.app.state.store.watcher
+                assert await redis_client.zscore(store.watchers_key(game_id), departed)
+            # A process that stops takes its entries out.
+            assert await redis_client.zscore(store.watchers_key(game_id), departed) is None
+            await tab.move(game_id, "stock>tableau[5]", 5, "m5")
+            assert await published(channel) == []
+        for client in (tab, spectator):
+            await client.close()
+
+
+async def test_only_a_live_entry_of_another_process_makes_a_move_publish(
+    server: RunningServer, api: Api, redis_client: Any
+) -> None:
+    owner = await api.player()
+    game_id = (await api.create_game(owner, "colorado", "entries"))["id"]
+    tab = await watching(server, owner, game_id)
+    own = server.app.state.store.watcher
+    key = store.watchers_key(game_id)
+    assert await redis_client.zscore(key, own) is not None, "the hub entered its process"
+    now = int(time.time() * 1000)
+    async with channel_listener(server, game_id) as channel:
+        await redis_client.zadd(key, {"a-stopped-process": now - 1})
+        await tab.move(game_id, "stock>tableau[0]", 0, "m0")
+        assert await published(channel) == []
+        await redis_client.zadd(key, {"a-live-process": now + WATCH_TTL_MS})
+        await tab.move(game_id, "stock>tableau[1]", 1, "m1")
+        assert await published(channel, count=1) == [2]
+    await tab.close()
