@@ -11,7 +11,8 @@ Compression (README.md, "WebSocket compression"):
   decompressor and each patch is deflated once per socket;
 - ``off``: permessage-deflate is not negotiated.
 
-In every mode, messages under :data:`MIN_COMPRESSED_SIZE` bytes are sent as they are.
+Messages deflated on their own go uncompressed under :data:`MIN_DEFLATED_ALONE` bytes,
+with context takeover under :data:`MIN_DEFLATED_IN_CONTEXT`.
 """
 
 from __future__ import annotations
@@ -36,9 +37,13 @@ from websockets.typing import ExtensionParameter
 
 from server.config import WS_COMPRESSION_MODES
 
-#: Messages shorter than this go uncompressed: deflate's block overhead (and, without a
-#: shared context, the lack of earlier messages to refer to) makes them no smaller.
-MIN_COMPRESSED_SIZE = 128
+#: Messages deflated on their own (``message``) go uncompressed below this size, as the
+#: ``ws`` library of Node.js does: deflating a mover's ``accepted`` (about 660 bytes, to
+#: 270) took 7 % of a move's CPU, for 400 bytes a move (BENCHMARKS.md, "Move path").
+MIN_DEFLATED_ALONE = 1024
+#: With context takeover (``context``) small messages shrink most, by referring to earlier
+#: ones; below this size deflate's block overhead makes them no smaller.
+MIN_DEFLATED_IN_CONTEXT = 128
 #: The server's LZ77 window (2**12 = 4 KB): a snapshot fits in it; the zlib minimum is 9.
 SERVER_WINDOW_BITS = 12
 #: The window a client may use for what it sends (its messages are a few dozen bytes).
@@ -55,11 +60,13 @@ RSV1 = 0x40
 
 
 class SmallFramesPlain(PerMessageDeflate):
-    """permessage-deflate that leaves messages under :data:`MIN_COMPRESSED_SIZE` as they are
-    (RFC 7692 lets each message choose; the client sees RSV1 unset)."""
+    """permessage-deflate that leaves small messages as they are (RFC 7692 lets each
+    message choose; the client sees RSV1 unset): under :data:`MIN_DEFLATED_ALONE` bytes
+    without context takeover, under :data:`MIN_DEFLATED_IN_CONTEXT` with it."""
 
     def encode(self, frame: Frame) -> Frame:
-        if frame.opcode in (Opcode.TEXT, Opcode.BINARY) and len(frame.data) < MIN_COMPRESSED_SIZE:
+        smallest = MIN_DEFLATED_ALONE if self.local_no_context_takeover else MIN_DEFLATED_IN_CONTEXT
+        if frame.opcode in (Opcode.TEXT, Opcode.BINARY) and len(frame.data) < smallest:
             return frame
         return super().encode(frame)
 
@@ -105,7 +112,7 @@ def build_frame(data: bytes, window_bits: int | None) -> bytes:
     ``window_bits`` (None: not deflated)."""
     first = BINARY_FIN
     payload = data
-    if window_bits is not None and len(data) >= MIN_COMPRESSED_SIZE:
+    if window_bits is not None and len(data) >= MIN_DEFLATED_ALONE:
         compressor = _compressors.get(window_bits)
         if compressor is None:
             # Level 1: on messages of a few hundred bytes it deflates within a few per cent
