@@ -206,20 +206,25 @@ class Hub:
     async def _renew_entries(self) -> None:
         while True:
             await asyncio.sleep(WATCH_RENEW_INTERVAL)
-            now = int(time.time() * 1000)
-            self._entries = {g: lapse for g, lapse in self._entries.items() if lapse > now}
-            watched = list(self._listeners)
-            try:
-                await self._write_entries(watched, enter=True)
-            except (RedisError, OSError) as error:
-                # Lapsing entries would leave their games' patches unpublished: resync
-                # them all once a renewal gets through.
-                log.warning("renewing this process's watcher entries failed (%s)", error)
-                self._unentered.update(watched)
-                continue
-            entered = [game_id for game_id in self._unentered if game_id in self._listeners]
-            self._unentered.clear()
-            self._resync(entered)
+            await self.renew_entries()
+
+    async def renew_entries(self) -> None:
+        """Renew this process's watcher entries (every :data:`WATCH_RENEW_INTERVAL`); the
+        games whose entries were missing have their sockets resynced once it succeeds."""
+        now = int(time.time() * 1000)
+        self._entries = {game: lapse for game, lapse in self._entries.items() if lapse > now}
+        watched = list(self._listeners)
+        try:
+            await self._write_entries(watched, enter=True)
+        except (RedisError, OSError) as error:
+            # Lapsing entries would leave their games' patches unpublished: resync them
+            # all once a renewal gets through.
+            log.warning("renewing this process's watcher entries failed (%s)", error)
+            self._unentered.update(watched)
+            return
+        entered = [game_id for game_id in self._unentered if game_id in self._listeners]
+        self._unentered.clear()
+        self._resync(entered)
 
     async def _run(self, shard: Shard) -> None:
         delay = 0.1

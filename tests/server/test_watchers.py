@@ -14,6 +14,8 @@ from typing import Any
 
 import httpx
 import msgpack
+import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
 from server_support import Api, RunningServer, WSClient, run_app
 from websockets.asyncio.client import connect
 
@@ -125,3 +127,44 @@ async def test_only_a_live_entry_of_another_process_makes_a_move_publish(
         await tab.move(game_id, "stock>tableau[1]", 1, "m1")
         assert await published(channel, count=1) == [2]
     await tab.close()
+
+
+async def test_a_watcher_entry_that_could_not_be_written_is_made_good_by_a_resync(
+    redis_url: str, redis_cluster: bool, redis_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Redis refused the entry: the other process's moves are not published to this one,
+    so once a renewal writes the entry, the socket resyncs and gets what it missed."""
+    async with (
+        run_app(redis_url, redis_cluster=redis_cluster) as first,
+        run_app(redis_url, redis_cluster=redis_cluster) as second,
+        httpx.AsyncClient(base_url=second.base_url, timeout=10) as http,
+    ):
+        api = Api(http)
+        owner = await api.player()
+        game_id = (await api.create_game(owner, "colorado", "refused"))["id"]
+        hub = first.app.state.hub
+        write_entries = hub._write_entries
+
+        async def refused(game_ids: list[str], enter: bool) -> None:
+            raise RedisConnectionError("refused by the test")
+
+        monkeypatch.setattr(hub, "_write_entries", refused)
+        spectator = await watching(first, None, game_id)
+        key = store.watchers_key(game_id)
+        assert await redis_client.zscore(key, first.app.state.store.watcher) is None
+        await api.move(owner, game_id, "stock>tableau[0]", 0)  # on the second process
+        assert await spectator.ping() == [], "an unpublished patch reached the other process"
+        await hub.renew_entries()  # still refused: nothing changes
+        monkeypatch.setattr(hub, "_write_entries", write_entries)
+        await hub.renew_entries()
+        assert await redis_client.zscore(key, first.app.state.store.watcher) is not None
+        caught_up = await spectator.recv_matching(
+            lambda m: m["type"] in ("patch", "snapshot"), "the resync"
+        )
+        version = (
+            caught_up["v"] if caught_up["type"] == "patch" else caught_up["snapshot"]["version"]
+        )
+        assert version == 1, caught_up
+        await api.move(owner, game_id, "stock>tableau[1]", 1)
+        assert (await spectator.recv("patch"))["v"] == 2
+        await spectator.close()
