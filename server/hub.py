@@ -18,9 +18,9 @@ one shard).
 When a shard's connection drops, when Redis tells it a channel's slot moved
 away (an unasked ``sunsubscribe``), or when the periodic layout check finds a
 game on the wrong shard (a failover promoted a replica), the hub re-learns the
-cluster's layout, subscribes each game on the shard that owns it now, and
-tells that game's watchers to resync from Redis, so nothing published
-meanwhile is lost.
+cluster's layout, subscribes each game on the shard that owns it now, enters
+this process in the game's watcher set again, and tells the sockets watching
+the game to resync from Redis, so nothing published meanwhile is lost.
 """
 
 from __future__ import annotations
@@ -234,6 +234,10 @@ class Hub:
                 games = list(shard.games)
                 for channels in channels_by_slot(games):
                     await shard.pubsub.ssubscribe(*channels)
+                # A Redis that restarted (or a replica promoted before it had them) may
+                # have lost this process's entries: without them nothing is published to
+                # it until the next renewal.
+                await self._write_entries(games, enter=True)
                 self._resync(games)
                 delay = 0.1
                 await self._listen(shard)

@@ -16,7 +16,7 @@ import httpx
 import msgpack
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
-from server_support import Api, RunningServer, WSClient, run_app
+from server_support import Api, RunningServer, WSClient, kill_pubsub_connections, run_app
 from websockets.asyncio.client import connect
 
 from server import store
@@ -167,4 +167,32 @@ async def test_a_watcher_entry_that_could_not_be_written_is_made_good_by_a_resyn
         assert version == 1, caught_up
         await api.move(owner, game_id, "stock>tableau[1]", 1)
         assert (await spectator.recv("patch"))["v"] == 2
+        await spectator.close()
+
+
+async def test_a_reconnected_process_enters_its_games_again(
+    redis_url: str, redis_cluster: bool, redis_client: Any
+) -> None:
+    """Redis lost the entry (a restart without persistence, a replica promoted before it
+    had it) and the pub/sub connection: reconnected, the process writes its entry again at
+    once, not at the next renewal, so the other process's moves reach its socket."""
+    async with (
+        run_app(redis_url, redis_cluster=redis_cluster) as first,
+        run_app(redis_url, redis_cluster=redis_cluster) as second,
+        httpx.AsyncClient(base_url=second.base_url, timeout=10) as http,
+    ):
+        api = Api(http)
+        owner = await api.player()
+        game_id = (await api.create_game(owner, "colorado", "restarted"))["id"]
+        spectator = await watching(first, None, game_id)
+        key = store.watchers_key(game_id)
+        await redis_client.delete(key)
+        assert await kill_pubsub_connections(redis_client) >= 1
+        # Back within the reconnect's few hundred milliseconds, not the 15 s renewal.
+        deadline = time.monotonic() + 3
+        while await redis_client.zscore(key, first.app.state.store.watcher) is None:
+            assert time.monotonic() < deadline, "the entry was not written again"
+            await asyncio.sleep(0.05)
+        await api.move(owner, game_id, "stock>tableau[0]", 0)  # on the second process
+        assert (await spectator.recv("patch"))["v"] == 1
         await spectator.close()
