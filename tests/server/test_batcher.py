@@ -9,10 +9,11 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
+from redis.asyncio.connection import Connection as RedisPyConnection
 from redis.exceptions import ConnectionError, NoScriptError, ResponseError
 
 from server import redisconn
-from server.batcher import Batcher
+from server.batcher import Batcher, packed
 from server.redisconn import RedisNodes
 
 ECHO = "return {KEYS[1], ARGV[1]}"
@@ -123,3 +124,27 @@ async def test_a_client_that_sent_nothing_yet_is_routed(
         assert await batcher.execute("fresh{1}", ("INCR", "fresh{1}")) == 1
     finally:
         await client.aclose()
+
+
+def test_a_command_is_packed_as_redis_py_packs_it() -> None:
+    reference = RedisPyConnection()
+    commands: list[tuple[Any, ...]] = [
+        ("EVALSHA", "0" * 40, 2, "game:{g}", "game:{g}:log", b"\x00\xff" * 3000),
+        ("SET", "clé", "värde ✓", "PX", 1500),
+        ("INCRBY", "n", -7),
+        ("ZADD", "z", 0.25, "m", 1e-05, b""),
+    ]
+    for command in commands:
+        assert packed(command) == b"".join(reference.pack_commands([command])), command
+
+
+async def test_a_value_redis_cannot_take_fails_its_caller_alone(redis_client) -> None:
+    await redis_client.ping()
+    batcher = Batcher(RedisNodes(redis_client))
+    for bad in (None, True, ["a"]):
+        good = batcher.execute("n", ("INCR", "n"))
+        results = await asyncio.gather(
+            batcher.execute("n", ("SET", "n", bad)), good, return_exceptions=True
+        )
+        assert isinstance(results[0], TypeError), results
+        assert isinstance(results[1], int), results
