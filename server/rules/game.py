@@ -160,11 +160,11 @@ class Game:
             *((slot, self.tableau_wants, i) for i, slot in enumerate(self.tableau_slots)),
         ]
         self._wanter_of = {slot: (wants, index) for slot, wants, index in self._wanters}
-        # Canonical JSON pieces for state_hash, and each pile's msgpack for to_bytes; None
-        # where a pile changed.
+        # Canonical JSON pieces for state_hash (None where a pile changed), and each pile's
+        # msgpack for to_bytes (b"" where it changed: a packed pile is never empty).
         self._pile_json: list[str | None] = []
         self._group_json: list[str | None] = []
-        self._pile_msgpack: list[bytes | None] = []
+        self._pile_msgpack: list[bytes] = []
         self._forget_json()
         self._hash_prefix = '{"game":"' + self.name + '","seed":' + json.dumps(seed) + ","
         self._legal: list[Move] | None = None
@@ -511,7 +511,7 @@ class Game:
     def _changed(self, *slots: int) -> None:
         for slot in slots:
             self._pile_json[slot] = None
-            self._pile_msgpack[slot] = None
+            self._pile_msgpack[slot] = b""
             group = self._group_of_slot[slot]
             if group >= 0:
                 self._group_json[group] = None
@@ -519,7 +519,7 @@ class Game:
     def _forget_json(self) -> None:
         self._pile_json = [None] * len(self.piles)
         self._group_json = [None, None]
-        self._pile_msgpack = [None] * len(self.piles)
+        self._pile_msgpack = [b""] * len(self.piles)
 
     # -- storage -------------------------------------------------------------
 
@@ -532,7 +532,7 @@ class Game:
         write for the whole list (a test checks)."""
         packed = self._pile_msgpack
         for slot, pile in enumerate(self.piles):
-            if packed[slot] is None:
+            if not packed[slot]:
                 packed[slot] = msgpack.packb(pile)
         fields = msgpack.packb(
             [
@@ -548,7 +548,7 @@ class Game:
         # fields is a fixarray of 7 (0x97): make it 8 long and append the piles' array.
         count = len(packed)
         piles_header = bytes([0x90 | count]) if count < 16 else b"\xdc" + count.to_bytes(2, "big")
-        return b"\x98" + fields[1:] + piles_header + b"".join(packed)  # type: ignore[arg-type]
+        return b"\x98" + fields[1:] + piles_header + b"".join(packed)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Game:
