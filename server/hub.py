@@ -121,8 +121,8 @@ class Hub:
             await stop_task(task)
         for shard in self._shards.values():
             await self._close(shard)
-        now = int(time.time() * 1000)
-        entered = [game_id for game_id, lapse in self._entries.items() if lapse > now]
+        self._forget_lapsed_entries()
+        entered = list(self._entries)
         with contextlib.suppress(RedisError, OSError, TimeoutError):  # else they lapse
             await asyncio.wait_for(self._write_entries(entered, enter=False), STOP_WAIT)
 
@@ -203,6 +203,10 @@ class Hub:
                 else:
                     self._entries.pop(game_id, None)
 
+    def _forget_lapsed_entries(self) -> None:
+        now = int(time.time() * 1000)
+        self._entries = {game: lapse for game, lapse in self._entries.items() if lapse > now}
+
     async def _renew_entries(self) -> None:
         while True:
             await asyncio.sleep(WATCH_RENEW_INTERVAL)
@@ -211,8 +215,7 @@ class Hub:
     async def renew_entries(self) -> None:
         """Renew this process's watcher entries (every :data:`WATCH_RENEW_INTERVAL`); the
         games whose entries were missing have their sockets resynced once it succeeds."""
-        now = int(time.time() * 1000)
-        self._entries = {game: lapse for game, lapse in self._entries.items() if lapse > now}
+        self._forget_lapsed_entries()
         watched = list(self._listeners)
         try:
             await self._write_entries(watched, enter=True)

@@ -163,8 +163,10 @@ redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -a.ph - 1)
 if a.id then redis.call('HSET', KEYS[4], a.id, version) end
 for i = 1, 4 do redis.call('EXPIRE', KEYS[i], a.ttl) end
 local others = redis.call('ZCOUNT', KEYS[5], a.t, '+inf')
-local mine = redis.call('ZSCORE', KEYS[5], a.w)
-if mine and tonumber(mine) >= tonumber(a.t) then others = others - 1 end
+if others > 0 then
+  local mine = redis.call('ZSCORE', KEYS[5], a.w)
+  if mine and tonumber(mine) >= tonumber(a.t) then others = others - 1 end
+end
 if others > 0 then redis.call('SPUBLISH', KEYS[1], a.o .. a.p) end
 return {'ok', version, others > 0 and 1 or 0}
 """
