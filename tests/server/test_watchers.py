@@ -64,6 +64,23 @@ async def watching(running: RunningServer, player: Any, game_id: str) -> WSClien
     return client
 
 
+@contextlib.asynccontextmanager
+async def a_game_moved_from_another_process(
+    redis_url: str, redis_cluster: bool, seed: str
+) -> AsyncIterator[tuple[RunningServer, Api, Any, str]]:
+    """Two processes and a Colorado game whose owner moves through the second one's REST:
+    (the first process, the second's API, the owner, the game's id)."""
+    async with (
+        run_app(redis_url, redis_cluster=redis_cluster) as first,
+        run_app(redis_url, redis_cluster=redis_cluster) as second,
+        httpx.AsyncClient(base_url=second.base_url, timeout=10) as http,
+    ):
+        api = Api(http)
+        owner = await api.player()
+        game_id = (await api.create_game(owner, "colorado", seed))["id"]
+        yield first, api, owner, game_id
+
+
 async def test_a_game_watched_by_one_process_only_publishes_nothing(
     redis_url: str, redis_cluster: bool, redis_client: Any
 ) -> None:
@@ -134,14 +151,12 @@ async def test_a_watcher_entry_that_could_not_be_written_is_made_good_by_a_resyn
 ) -> None:
     """Redis refused the entry: the other process's moves are not published to this one,
     so once a renewal writes the entry, the socket resyncs and gets what it missed."""
-    async with (
-        run_app(redis_url, redis_cluster=redis_cluster) as first,
-        run_app(redis_url, redis_cluster=redis_cluster) as second,
-        httpx.AsyncClient(base_url=second.base_url, timeout=10) as http,
+    async with a_game_moved_from_another_process(redis_url, redis_cluster, "refused") as (
+        first,
+        api,
+        owner,
+        game_id,
     ):
-        api = Api(http)
-        owner = await api.player()
-        game_id = (await api.create_game(owner, "colorado", "refused"))["id"]
         hub = first.app.state.hub
         write_entries = hub._write_entries
 
@@ -176,14 +191,12 @@ async def test_a_reconnected_process_enters_its_games_again(
     """Redis lost the entry (a restart without persistence, a replica promoted before it
     had it) and the pub/sub connection: reconnected, the process writes its entry again at
     once, not at the next renewal, so the other process's moves reach its socket."""
-    async with (
-        run_app(redis_url, redis_cluster=redis_cluster) as first,
-        run_app(redis_url, redis_cluster=redis_cluster) as second,
-        httpx.AsyncClient(base_url=second.base_url, timeout=10) as http,
+    async with a_game_moved_from_another_process(redis_url, redis_cluster, "restarted") as (
+        first,
+        api,
+        owner,
+        game_id,
     ):
-        api = Api(http)
-        owner = await api.player()
-        game_id = (await api.create_game(owner, "colorado", "restarted"))["id"]
         spectator = await watching(first, None, game_id)
         key = store.watchers_key(game_id)
         await redis_client.delete(key)
