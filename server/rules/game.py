@@ -15,6 +15,7 @@ client view, serialisation, the state hash) lives here once.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 from collections.abc import Callable, Sequence
@@ -64,6 +65,9 @@ class Game:
     foundation_size: ClassVar[int] = 13
     #: Whether the stock's top card is face up (Colorado).
     stock_face_up: ClassVar[bool] = False
+    #: Whether what an empty foundation takes depends on the other foundations (the
+    #: suits already started): then a change to any foundation renews what each takes.
+    foundation_wants_read_all: ClassVar[bool] = False
     #: Rule texts for error messages: "foundation", "tableau", "empty foundation",
     #: "empty tableau"; ``{base}`` is replaced by the base rank.
     rule_texts: ClassVar[dict[str, str]]
@@ -154,17 +158,23 @@ class Game:
         self.moves_played = 0
         self.base_rank: int | None = None
         self.redeals_left: int | None = None
-        foundations = range(self.foundation_count)
-        self._wanters: list[tuple[int, Callable[[int], Sequence[int]], int]] = [
-            *((slot, self.foundation_wants, slot) for slot in foundations),
-            *((slot, self.tableau_wants, i) for i, slot in enumerate(self.tableau_slots)),
-        ]
-        self._wanter_of = {slot: (wants, index) for slot, wants, index in self._wanters}
+        # Each foundation and tableau pile: the rule saying what it takes, and its index.
+        self._wanter_of: dict[int, tuple[Callable[[int], Sequence[int]], int]] = {
+            **{slot: (self.foundation_wants, slot) for slot in self.foundation_slots},
+            **{slot: (self.tableau_wants, i) for i, slot in enumerate(self.tableau_slots)},
+        }
         # Canonical JSON pieces for state_hash (None where a pile changed), and each pile's
         # msgpack for to_bytes (b"" where it changed: a packed pile is never empty).
         self._pile_json: list[str | None] = []
         self._group_json: list[str | None] = []
         self._pile_msgpack: list[bytes] = []
+        # What each foundation and tableau pile takes, kept until a move changes it, and
+        # from that the piles taking each face (ascending), for legal_moves.
+        self._wanted: dict[int, Sequence[int]] = {}
+        self._takers: dict[int, list[int]] = {}
+        self._takes_any: list[int] = []
+        self._stale_wants: set[int] = set()
+        self._score: int | None = None
         self._forget_json()
         self._hash_prefix = '{"game":"' + self.name + '","seed":' + json.dumps(seed) + ","
         self._legal: list[Move] | None = None
@@ -208,7 +218,9 @@ class Game:
     @property
     def score(self) -> int:
         """Cards on the foundations."""
-        return sum(map(len, self.foundations))
+        if self._score is None:
+            self._score = sum(map(len, self.foundations))
+        return self._score
 
     @property
     def total_cards(self) -> int:
@@ -266,15 +278,7 @@ class Game:
 
     def _generate_moves(self) -> list[Move]:
         piles = self.piles
-        takers: dict[int, list[int]] = {}
-        takes_any: list[int] = []
-        for slot, wants, index in self._wanters:
-            wanted = wants(index)
-            if wanted is ANY:
-                takes_any.append(slot)
-            else:
-                for face in wanted:
-                    takers.setdefault(face, []).append(slot)
+        takers, takes_any = self._current_takers()
         moves: list[Move] = []
         for source in self._source_slots:
             pile = piles[source]
@@ -296,6 +300,29 @@ class Game:
         if self.can_redeal() is None:
             moves.append(REDEAL)
         return moves
+
+    def _current_takers(self) -> tuple[dict[int, list[int]], list[int]]:
+        """Face -> the piles taking it, and the piles taking any card (each ascending),
+        renewed for the piles whose wants went stale (a move touches two or three)."""
+        stale = self._stale_wants
+        if stale:
+            takers, takes_any, wanted = self._takers, self._takes_any, self._wanted
+            for slot in stale:
+                old = wanted.get(slot)
+                if old is ANY:
+                    takes_any.remove(slot)
+                elif old is not None:
+                    for face in old:
+                        takers[face].remove(slot)
+                wants, index = self._wanter_of[slot]
+                new = wanted[slot] = wants(index)
+                if new is ANY:
+                    bisect.insort(takes_any, slot)
+                else:
+                    for face in new:
+                        bisect.insort(takers.setdefault(face, []), slot)
+            stale.clear()
+        return self._takers, self._takes_any
 
     def is_legal(self, move: Move | str) -> bool:
         """Whether ``move`` is legal now: ``move in legal_moves()`` (or ``resign``
@@ -515,11 +542,22 @@ class Game:
             group = self._group_of_slot[slot]
             if group >= 0:
                 self._group_json[group] = None
+                self._stale_wants.add(slot)
+                if group == 0:
+                    self._score = None
+                    if self.foundation_wants_read_all:
+                        self._stale_wants.update(self.foundation_slots)
 
     def _forget_json(self) -> None:
+        """Forget everything kept about the piles (after they changed in place)."""
         self._pile_json = [None] * len(self.piles)
         self._group_json = [None, None]
         self._pile_msgpack = [b""] * len(self.piles)
+        self._wanted.clear()
+        self._takers.clear()
+        self._takes_any.clear()
+        self._stale_wants.update(self._wanter_of)
+        self._score = None
 
     # -- storage -------------------------------------------------------------
 

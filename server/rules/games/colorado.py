@@ -15,6 +15,7 @@ class Colorado(Game):
     name = "colorado"
     title = "Colorado"
     decks = 2
+    foundation_wants_read_all = True  # an empty foundation takes a suit not yet begun
     foundation_count = 8
     tableau_count = 20
     single_piles = ("stock",)

@@ -14,6 +14,7 @@ class Gloucestershire(Game):
     name = "gloucestershire"
     title = "Gloucestershire"
     decks = 2
+    foundation_wants_read_all = True  # an empty foundation takes a suit not yet begun
     foundation_count = 4
     tableau_count = 8
     single_piles = ("bouquet",)
