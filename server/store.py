@@ -57,8 +57,13 @@ from server.redisconn import RedisNodes
 ORIGIN_BYTES = 16
 #: The origin of a move no socket made (REST).
 NO_ORIGIN = bytes(ORIGIN_BYTES)
-#: Patches kept per game for resync; an older gap gets a full snapshot.
+#: Patches kept per game for resync (up to PATCH_TRIM_EVERY - 1 more between trims); an
+#: older gap gets a full snapshot.
 PATCH_HISTORY = 200
+#: The move script trims the patch history on every this many versions.
+PATCH_TRIM_EVERY = 16
+#: A move renews its game's expiry once it ran down by this many seconds.
+EXPIRY_RENEW_AFTER = 3600
 #: A game nobody moves in for this long expires (seconds).
 IDLE_TTL = 30 * 24 * 3600
 #: A finished casual game expires this long after its last move (seconds).
@@ -131,11 +136,16 @@ return 1
 # waits for everything written before, the original move included.
 # 'diverged': the version is the expected one but the chain head is not, so the state
 # the move was computed on is not the stored one (the keys were restored or rewritten).
+# The game's fields go in one HSET; the patch history is trimmed every TRIM_EVERY
+# versions; the keys' expiry is renewed only when it ran down by RENEW_AFTER seconds,
+# or on the first move, the first move with an id (the game's move_ids field says the
+# hash exists) and a finishing move (a shorter ttl): each saved call is a saved
+# microsecond of the one thread that runs every move.
 # The patch is published with its origin in front (ORIGIN_BYTES), stored without it, when
 # a process other than the mover's has a live watcher entry; the third value says whether.
 MOVE_SCRIPT = """
 local a = cmsgpack.unpack(ARGV[1])
-local record = redis.call('HMGET', KEYS[1], 'version', 'chain_head')
+local record = redis.call('HMGET', KEYS[1], 'version', 'chain_head', 'moves', 'move_ids')
 local current = tonumber(record[1])
 if not current then return {'missing', 0} end
 if a.id then
@@ -148,28 +158,33 @@ end
 if current ~= a.v then return {'stale', current} end
 if record[2] ~= a.h then return {'diverged', current} end
 local version = current + 1
-redis.call('HSET', KEYS[1], 'version', version, 'state', a.st, 'updated_at', a.t,
-           'chain_head', a.c)
-if a.s then redis.call('HSET', KEYS[1], 'status', a.s) end
-if a.sc then redis.call('HSET', KEYS[1], 'score', a.sc) end
-if a.f then redis.call('HSET', KEYS[1], 'finished_at', a.t) end
-if a.ob then redis.call('HSET', KEYS[1], 'outbox', a.ob) end
-redis.call('HINCRBY', KEYS[1], 'moves', 1)
+local fields = {'version', version, 'state', a.st, 'updated_at', a.t, 'chain_head', a.c,
+                'moves', (tonumber(record[3]) or 0) + 1}
+local function set(name, value) fields[#fields + 1] = name; fields[#fields + 1] = value end
+if a.s then set('status', a.s) end
+if a.sc then set('score', a.sc) end
+if a.f then set('finished_at', a.t) end
+if a.ob then set('outbox', a.ob) end
+local renew = a.f or version == 1 or redis.call('TTL', KEYS[1]) < a.ttl - RENEW_AFTER
+if a.id and not record[4] then
+  set('move_ids', 1)
+  renew = true
+end
+redis.call('HSET', KEYS[1], unpack(fields))
 redis.call('XADD', KEYS[2], '*', 'version', version, 'move', a.m, 'move_id', a.id or '',
            'client_time', a.ct or '', 'server_time', a.t, 'state_hash', a.sh,
            'chain', a.c)
 redis.call('ZADD', KEYS[3], version, a.p)
-redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -a.ph - 1)
+if version % TRIM_EVERY == 0 then redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -a.ph - 1) end
 if a.id then redis.call('HSET', KEYS[4], a.id, version) end
-for i = 1, 4 do redis.call('EXPIRE', KEYS[i], a.ttl) end
-local others = redis.call('ZCOUNT', KEYS[5], a.t, '+inf')
-if others > 0 then
-  local mine = redis.call('ZSCORE', KEYS[5], a.w)
-  if mine and tonumber(mine) >= tonumber(a.t) then others = others - 1 end
+if renew then
+  for i = 1, 4 do redis.call('EXPIRE', KEYS[i], a.ttl) end
 end
-if others > 0 then redis.call('SPUBLISH', KEYS[1], a.o .. a.p) end
-return {'ok', version, others > 0 and 1 or 0}
-"""
+local live = redis.call('ZRANGEBYSCORE', KEYS[5], a.t, '+inf', 'LIMIT', 0, 2)
+local others = live[1] ~= nil and (live[1] ~= a.w or live[2] ~= nil)
+if others then redis.call('SPUBLISH', KEYS[1], a.o .. a.p) end
+return {'ok', version, others and 1 or 0}
+""".replace("RENEW_AFTER", str(EXPIRY_RENEW_AFTER)).replace("TRIM_EVERY", str(PATCH_TRIM_EVERY))
 
 
 # KEYS: game.  ARGV: the outbox value drained.  Deletes it only if no later move

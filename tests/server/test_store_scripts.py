@@ -1,10 +1,14 @@
-"""The move script survives a Redis that forgot its scripts (a restart, SCRIPT FLUSH)."""
+"""The move script: it survives a Redis that forgot its scripts (a restart, SCRIPT
+FLUSH), renews the game's expiry and trims its patch history."""
 
 from __future__ import annotations
 
+import pytest
+
+from server import store
 from server.redisconn import connect
 from server.service import GameService
-from server.store import Store
+from server.store import EXPIRY_RENEW_AFTER, IDLE_TTL, PATCH_TRIM_EVERY, Store, game_keys
 
 
 async def test_a_move_still_applies_after_script_flush(redis_url: str, redis_cluster: bool) -> None:
@@ -18,5 +22,76 @@ async def test_a_move_still_applies_after_script_flush(redis_url: str, redis_clu
         assert reply["version"] == 1 and patch is not None
         reply, _, _ = await service.play(game["id"], player, "deal", 1, move_id="m2")
         assert reply["version"] == 2
+    finally:
+        await redis.aclose()
+
+
+async def play_deals(service: GameService, game_id: str, player: str, ids: list[str]) -> int:
+    """Deal once per move id ("" for none), from the game's version 0; the last version."""
+    version = 0
+    for move_id in ids:
+        reply, _, _ = await service.play(game_id, player, "deal", version, move_id=move_id)
+        version = reply["version"]
+    return version
+
+
+async def test_a_move_renews_the_games_expiry_once_it_ran_down_by_an_hour(
+    redis_url: str, redis_cluster: bool
+) -> None:
+    redis = connect(redis_url, redis_cluster)
+    try:
+        service = GameService(Store(redis), b"store-scripts-test-secret-32-bytes")
+        player = (await service.create_player())["player_id"]
+        game = await service.create_game(player, "balcony", "abc")
+        keys = [*game_keys(game["id"])]
+        await play_deals(service, game["id"], player, ["m1"])
+        for key in keys:  # the first move gives every key the game's expiry
+            assert IDLE_TTL - 5 <= await redis.ttl(key) <= IDLE_TTL, key
+        for key in keys:
+            await redis.expire(key, IDLE_TTL - EXPIRY_RENEW_AFTER + 60)
+        await service.play(game["id"], player, "deal", 1, move_id="m2")
+        for key in keys:  # ran down by less than an hour: left alone
+            assert await redis.ttl(key) <= IDLE_TTL - EXPIRY_RENEW_AFTER + 60, key
+        for key in keys:
+            await redis.expire(key, IDLE_TTL - EXPIRY_RENEW_AFTER - 60)
+        await service.play(game["id"], player, "deal", 2, move_id="m3")
+        for key in keys:  # by more: renewed
+            assert IDLE_TTL - 5 <= await redis.ttl(key) <= IDLE_TTL, key
+    finally:
+        await redis.aclose()
+
+
+async def test_move_ids_first_sent_after_the_first_move_expire_with_the_game(
+    redis_url: str, redis_cluster: bool
+) -> None:
+    redis = connect(redis_url, redis_cluster)
+    try:
+        service = GameService(Store(redis), b"store-scripts-test-secret-32-bytes")
+        player = (await service.create_player())["player_id"]
+        game = await service.create_game(player, "balcony", "abc")
+        await play_deals(service, game["id"], player, ["", "", "m3"])
+        move_ids = game_keys(game["id"])[3]
+        assert await redis.hget(move_ids, "m3") == b"3"
+        assert IDLE_TTL - 5 <= await redis.ttl(move_ids) <= IDLE_TTL
+    finally:
+        await redis.aclose()
+
+
+async def test_the_patch_history_is_trimmed_every_few_versions(
+    redis_url: str, redis_cluster: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store, "PATCH_HISTORY", 3)
+    redis = connect(redis_url, redis_cluster)
+    try:
+        service = GameService(Store(redis), b"store-scripts-test-secret-32-bytes")
+        player = (await service.create_player())["player_id"]
+        game = await service.create_game(player, "balcony", "abc")
+        moves = PATCH_TRIM_EVERY + 8
+        await play_deals(service, game["id"], player, [f"m{n}" for n in range(moves)])
+        patches = game_keys(game["id"])[2]
+        # Trimmed to 3 at version PATCH_TRIM_EVERY, the 8 after it kept since.
+        assert await redis.zcard(patches) == 3 + 8
+        assert len(await service.store.patches_after(game["id"], moves - 11) or []) == 11
+        assert await service.store.patches_after(game["id"], moves - 12) is None
     finally:
         await redis.aclose()
