@@ -597,17 +597,7 @@ class GameService:
         state = game.to_bytes()
         state_hash = game.state_hash()
         link = chain.next_link(stored.chain_head, version + 1, str(move), now, state_hash)
-        new = dataclasses.replace(
-            stored,
-            version=version + 1,
-            state=state,
-            status=game.status,
-            score=score,
-            moves=stored.moves + 1,
-            chain_head=link,
-            updated_at=now,
-            finished_at=now if game.is_over else 0,
-        )
+        new = stored.after_move(state, game.status, score, link, now, game.is_over)
         # The board entry goes into the game's own slot with the move (the outbox), so a
         # stop between the move and the board update cannot lose it.
         board_changes = score != score_before or game.is_over
