@@ -329,6 +329,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
         await app.state.hub.start()
         redrive = asyncio.create_task(redrive_outboxes(service), name="outbox")
         names = asyncio.create_task(sweep_names(service), name="names")
+        tallies = asyncio.create_task(metrics.flush_every(), name="metrics")
         app.state.dailies.start()
         try:
             yield
@@ -337,6 +338,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
             app.state.hint_pool.stop()
             await stop_task(redrive)
             await stop_task(names)
+            await stop_task(tallies)
             await app.state.hub.stop()
             await app.state.limits.stop()
             app.state.audit_pool.stop()

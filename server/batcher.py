@@ -96,7 +96,7 @@ class Lane:
                 await self.connection.disconnect(nowait=True)
             if not isinstance(error, RedisError):
                 error = ConnectionError(f"the pipeline to Redis failed: {error!r}")
-            metrics.child(metrics.REDIS_ERRORS, type(error).__name__).inc()
+            metrics.redis_error(error)
             for _, future in batch:
                 if not future.done():
                     future.set_exception(error)
@@ -108,7 +108,7 @@ class Lane:
                 future.cancel()
             raise
         finally:
-            metrics.child(metrics.REDIS_SECONDS, "pipeline").observe(time.perf_counter() - started)
+            metrics.redis_round_trip("pipeline", time.perf_counter() - started)
         for (_, future), reply in zip(batch, replies, strict=True):
             if future.done():  # its caller gave up (cancelled)
                 continue

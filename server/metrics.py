@@ -5,10 +5,17 @@ client library keeps each worker's values in files there and ``/metrics`` sums e
 worker's; without it (an app served in-process, as in tests) the values are this
 process's.  Other modules call the small functions below; none imports the client
 library itself.
+
+Counts and observations are tallied in the process and handed to the client library
+once a second (:func:`flush_every`) and before every exposition: in multiprocess mode
+each of the library's additions writes a file-backed value (a ``getpid``, a lock, a
+struct), 1.3-1.8 µs, and every move made four of them.
 """
 
 from __future__ import annotations
 
+import asyncio
+import bisect
 import functools
 import os
 import time
@@ -88,9 +95,57 @@ def child(metric: Any, *labels: str) -> Any:
     return metric.labels(*labels)
 
 
+#: Counter child -> the amount not yet handed to it.
+_counts: dict[Any, float] = {}
+#: Histogram child -> [sum, count per bucket] not yet handed to it.
+_observations: dict[Any, list[float]] = {}
+#: Seconds between two hand-overs of the tallies to the client library.
+FLUSH_INTERVAL = 1.0
+
+
+def count(counter: Any, amount: float = 1) -> None:
+    """Add ``amount`` to ``counter`` (a child, from :func:`child`, or a label-less one)."""
+    _counts[counter] = _counts.get(counter, 0) + amount
+
+
+def observe(histogram: Any, value: float) -> None:
+    """Observe ``value`` in ``histogram`` (a child, from :func:`child`)."""
+    tally = _observations.get(histogram)
+    if tally is None:
+        tally = _observations[histogram] = [0.0] * (1 + len(histogram._upper_bounds))
+    tally[0] += value
+    # The library's own rule: the first bucket whose upper bound is >= value (+Inf last).
+    tally[1 + bisect.bisect_left(histogram._upper_bounds, value)] += 1
+
+
+def flush() -> None:
+    """Hand the tallies to the client library (what ``inc`` and ``observe`` would have
+    written, in one addition per value)."""
+    counts, observations = list(_counts.items()), list(_observations.items())
+    _counts.clear()
+    _observations.clear()
+    for counter, amount in counts:
+        counter.inc(amount)
+    for histogram, tally in observations:
+        histogram._sum.inc(tally[0])
+        for bucket, number in zip(histogram._buckets, tally[1:], strict=True):
+            if number:
+                bucket.inc(number)
+
+
+async def flush_every(interval: float = FLUSH_INTERVAL) -> None:
+    """Flush the tallies every ``interval`` seconds, and once more when cancelled."""
+    try:
+        while True:
+            await asyncio.sleep(interval)
+            flush()
+    finally:
+        flush()
+
+
 def rate_limited(kind: str) -> None:
     """One refusal by the rate limit ``kind`` (e.g. ``request``, ``move``, ``connection``)."""
-    child(RATE_LIMITED, kind).inc()
+    count(child(RATE_LIMITED, kind))
 
 
 def audit_queue(delta: int) -> None:
@@ -98,8 +153,17 @@ def audit_queue(delta: int) -> None:
     AUDIT_QUEUE.inc(delta)
 
 
-def patches_fanned_out(count: int) -> None:
-    PATCHES.inc(count)
+def patches_fanned_out(number: int) -> None:
+    count(PATCHES, number)
+
+
+def redis_round_trip(command: str, seconds: float) -> None:
+    """One Redis command (or pipeline, ``command`` "pipeline") took ``seconds``."""
+    observe(child(REDIS_SECONDS, command), seconds)
+
+
+def redis_error(error: Exception) -> None:
+    count(child(REDIS_ERRORS, type(error).__name__))
 
 
 P = ParamSpec("P")
@@ -129,8 +193,8 @@ def measure_move(
                 raise
             finally:
                 outcome = "accepted" if code == "" else "rejected"
-                child(MOVES, transport, outcome, code).inc()
-                child(MOVE_SECONDS, transport).observe(time.perf_counter() - started)
+                count(child(MOVES, transport, outcome, code))
+                observe(child(MOVE_SECONDS, transport), time.perf_counter() - started)
 
         return measured
 
@@ -146,10 +210,10 @@ class MeasuredPipeline(Pipeline):
         try:
             return await super().execute(raise_on_error)
         except RedisError as error:
-            child(REDIS_ERRORS, type(error).__name__).inc()
+            redis_error(error)
             raise
         finally:
-            child(REDIS_SECONDS, "pipeline").observe(time.perf_counter() - started)
+            redis_round_trip("pipeline", time.perf_counter() - started)
 
 
 class MeasuredRedis(Redis):
@@ -160,12 +224,12 @@ class MeasuredRedis(Redis):
         try:
             return await super().execute_command(*args, **options)
         except RedisError as error:
-            child(REDIS_ERRORS, type(error).__name__).inc()
+            redis_error(error)
             raise
         finally:
             name = args[0] if args else "?"
             name = name.decode() if isinstance(name, bytes) else str(name)
-            child(REDIS_SECONDS, name.upper()).observe(time.perf_counter() - started)
+            redis_round_trip(name.upper(), time.perf_counter() - started)
 
     def pipeline(self, transaction: bool = True, shard_hint: str | None = None) -> Pipeline:
         return MeasuredPipeline(
@@ -187,7 +251,7 @@ class MetricsMiddleware:
 
             async def send_counted(message: Message) -> None:
                 if message["type"] == "http.response.start":
-                    child(HTTP_REQUESTS, str(message["status"])).inc()
+                    count(child(HTTP_REQUESTS, str(message["status"])))
                 await send(message)
 
             await self.app(scope, receive, send_counted)
@@ -211,7 +275,9 @@ class MetricsMiddleware:
 
 
 def exposition() -> bytes:
-    """Every worker's metrics in multiprocess mode, else this process's."""
+    """Every worker's metrics in multiprocess mode (this one's up to now, the others' up
+    to their last flush), else this process's."""
+    flush()
     if os.environ.get(MULTIPROCESS_DIR):
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)

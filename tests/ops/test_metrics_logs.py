@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import msgpack
 from ops_support import started
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from redis.asyncio import Redis
 from websockets.asyncio.client import connect
@@ -88,6 +89,7 @@ async def test_metrics_count_every_workers_moves_connections_and_redis(tmp_path:
             # Both sockets are open now, whichever worker holds them.
             found = samples((await http.get("/metrics")).text)
             assert value(found, "solitaire_websocket_connections") == 2
+        await asyncio.sleep(metrics.FLUSH_INTERVAL + 0.5)  # each worker handed over its tallies
         found = samples((await http.get("/metrics")).text)
         accepted = {"outcome": "accepted", "code": ""}
         assert value(found, "solitaire_moves_total", transport="websocket", **accepted) == 3
@@ -133,6 +135,30 @@ async def test_metrics_count_every_workers_moves_connections_and_redis(tmp_path:
     assert player["token"] not in server.output
     assert seed not in server.output
     assert player["token"].rsplit(".", 1)[1] not in server.output
+
+
+def test_tallied_counts_and_observations_expose_as_the_librarys_own() -> None:
+    registry = CollectorRegistry()
+    buckets = (0.001, 0.01, 0.1)
+    tallied = Histogram("tallied_seconds", "t", ["kind"], buckets=buckets, registry=registry)
+    direct = Histogram("direct_seconds", "d", ["kind"], buckets=buckets, registry=registry)
+    tallied_count = Counter("tallied", "t", registry=registry)
+    values = [0.0, 0.0005, 0.001, 0.002, 0.01, 0.05, 0.1, 0.2, 7.0, 0.001]
+    for observed in values:
+        metrics.observe(tallied.labels("a"), observed)
+        direct.labels("a").observe(observed)
+        metrics.count(tallied_count, 2)
+    assert value(samples(generate_latest(registry).decode()), "tallied_total") == 0  # not yet
+    metrics.flush()
+    found = samples(generate_latest(registry).decode())
+    compared = 0
+    for (name, labels), number in found.items():
+        if name.startswith("direct_seconds") and not name.endswith("_created"):
+            assert found[(name.replace("direct", "tallied", 1), labels)] == number, name
+            compared += 1
+    assert compared == len(buckets) + 1 + 2  # the buckets, +Inf, _count and _sum
+    assert value(found, "tallied_total") == 2 * len(values)
+    assert value(found, "tallied_seconds_count", kind="a") == len(values)
 
 
 def test_the_calls_other_modules_make_show_in_the_exposition() -> None:

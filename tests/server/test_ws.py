@@ -307,22 +307,24 @@ async def test_reconnect_older_than_history(api: Api, ws_connect, monkeypatch) -
     owner = await api.player()
     game_id = (await api.create_game(owner, "colorado", "history"))["id"]
     ws, _, _ = await owner_socket(ws_connect, owner, game_id)
-    version = await play_moves(ws, api, owner, game_id, 7)
-    assert version == 7
+    last = store.PATCH_TRIM_EVERY + 3
+    version = await play_moves(ws, api, owner, game_id, last)
+    assert version == last
     current = (await api.get(game_id))["view"]
 
-    # Patches 5, 6 and 7 are kept: a client at version 4 gets them...
+    # Trimmed to the last 3 at version PATCH_TRIM_EVERY, and 3 moves since: a client
+    # six versions behind gets the six patches...
     client = await ws_connect()
-    await client.subscribe(game_id, 4)
-    assert [(await client.recv("patch"))["v"] for _ in range(3)] == [5, 6, 7]
+    await client.subscribe(game_id, last - 6)
+    assert [(await client.recv("patch"))["v"] for _ in range(6)] == list(range(last - 5, last + 1))
     assert await client.ping() == []
-    # ... a client at version 3 or older gets a snapshot.
-    for old in (3, 1, 0):
+    # ... a client seven or more behind gets a snapshot.
+    for old in (last - 7, 1, 0):
         client = await ws_connect()
         await client.subscribe(game_id, old)
         message = await client.recv()
         assert message["type"] == "snapshot", (old, message)
-        assert message["snapshot"]["version"] == 7
+        assert message["snapshot"]["version"] == last
         assert message["snapshot"]["view"] == current
         assert await client.ping() == []
 
