@@ -49,6 +49,20 @@ def _pile_json(pile: list[int]) -> str:
     return "[" + ",".join(map(_CARD_JSON.__getitem__, pile)) + "]"
 
 
+#: msgpack of each card id (a positive fixint below 128, else uint 8).
+_CARD_MSGPACK = tuple(msgpack.packb(card) for card in range(52 * 4))
+
+
+def _array_header(length: int) -> bytes:
+    """msgpack's header of an array of ``length`` (fixarray, else array 16: a pile holds
+    at most 208 cards)."""
+    return bytes([0x90 | length]) if length < 16 else b"\xdc" + length.to_bytes(2, "big")
+
+
+def _array_header_size(length: int) -> int:
+    return 1 if length < 16 else 3
+
+
 class Game:
     """A game in progress.  Create one with :func:`server.rules.new_game`."""
 
@@ -387,9 +401,30 @@ class Game:
         return ops
 
     def _move_card(self, source: int, target: int) -> list[Op]:
-        card = self.piles[source].pop()
-        self.piles[target].append(card)
-        self._changed(source, target)
+        source_pile, target_pile = self.piles[source], self.piles[target]
+        card = source_pile.pop()
+        target_pile.append(card)
+        # The two piles' kept JSON and msgpack follow the card (a stock or waste pile
+        # holds up to 160 cards: writing it again would cost more than the move).
+        json_texts, packed = self._pile_json, self._pile_msgpack
+        card_json, card_msgpack = _CARD_JSON[card], _CARD_MSGPACK[card]
+        text = json_texts[source]
+        if text is not None:
+            cut = len(card_json) + 1 if source_pile else len(card_json)
+            json_texts[source] = text[: -1 - cut] + "]"
+        text = json_texts[target]
+        if text is not None:
+            comma = "," if len(target_pile) > 1 else ""
+            json_texts[target] = text[:-1] + comma + card_json + "]"
+        data = packed[source]
+        if data:
+            body = data[_array_header_size(len(source_pile) + 1) : -len(card_msgpack)]
+            packed[source] = _array_header(len(source_pile)) + body
+        data = packed[target]
+        if data:
+            body = data[_array_header_size(len(target_pile) - 1) :]
+            packed[target] = _array_header(len(target_pile)) + body + card_msgpack
+        self._changed(source, target, keep_piles=True)
         return [self.move_op(source, target, card)]
 
     def move_op(self, source: int, target: int, card: int) -> Op:
@@ -535,10 +570,13 @@ class Game:
         text = self._group_json[group] = "[" + ",".join(texts) + "]"
         return text
 
-    def _changed(self, *slots: int) -> None:
+    def _changed(self, *slots: int, keep_piles: bool = False) -> None:
+        """Forget what was kept about ``slots`` (but each pile's own JSON and msgpack
+        with ``keep_piles``: the caller brought them up to date)."""
         for slot in slots:
-            self._pile_json[slot] = None
-            self._pile_msgpack[slot] = b""
+            if not keep_piles:
+                self._pile_json[slot] = None
+                self._pile_msgpack[slot] = b""
             group = self._group_of_slot[slot]
             if group >= 0:
                 self._group_json[group] = None
@@ -584,9 +622,7 @@ class Game:
             ]
         )
         # fields is a fixarray of 7 (0x97): make it 8 long and append the piles' array.
-        count = len(packed)
-        piles_header = bytes([0x90 | count]) if count < 16 else b"\xdc" + count.to_bytes(2, "big")
-        return b"\x98" + fields[1:] + piles_header + b"".join(packed)
+        return b"\x98" + fields[1:] + _array_header(len(packed)) + b"".join(packed)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Game:
