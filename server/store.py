@@ -43,7 +43,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgpack
 
@@ -277,8 +277,7 @@ class StoredGame:
         return moved
 
 
-@dataclass(frozen=True)
-class MoveResult:
+class MoveResult(NamedTuple):  # a tuple: every move makes one (a frozen dataclass is 1 µs)
     outcome: str  # ok, stale, diverged, duplicate, missing
     version: int
     #: With durability 'replica': False when no replica confirmed the write in time
