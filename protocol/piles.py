@@ -4,6 +4,7 @@ the reserve, stock, waste and bouquet (``DIFF.md`` §1 has the addresses)."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 #: Pile address kinds and their one-letter codes; indexed kinds take the index after it.
@@ -20,6 +21,11 @@ ADDRESS = re.compile(r"(foundation|tableau)\[(0|[1-9][0-9]?)\]|(reserve|stock|wa
 CODE = re.compile(r"([ft])(0|[1-9][0-9]?)|([rswb])")
 
 
+# Cached: a server converts the piles of every move. Only answers are kept (an error is
+# not), and there are at most 204 of each: 100 indices of two kinds, and four piles.
+
+
+@functools.cache
 def pile_code(address: str) -> str:
     """``tableau[3]`` -> ``t3``, ``stock`` -> ``s``."""
     match = ADDRESS.fullmatch(address)
@@ -30,6 +36,7 @@ def pile_code(address: str) -> str:
     return CODES[match.group(1)] + match.group(2)
 
 
+@functools.cache
 def pile_address(code: str) -> str:
     """``t3`` -> ``tableau[3]``, ``s`` -> ``stock``."""
     match = CODE.fullmatch(code)

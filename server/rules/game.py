@@ -54,13 +54,12 @@ _CARD_MSGPACK = tuple(msgpack.packb(card) for card in range(52 * 4))
 
 
 def _array_header(length: int) -> bytes:
-    """msgpack's header of an array of ``length`` (fixarray, else array 16: a pile holds
-    at most 208 cards)."""
+    """msgpack's header of an array of ``length`` (fixarray, else array 16)."""
     return bytes([0x90 | length]) if length < 16 else b"\xdc" + length.to_bytes(2, "big")
 
 
-def _array_header_size(length: int) -> int:
-    return 1 if length < 16 else 3
+#: The array headers of every pile length (a pile holds at most 208 cards).
+_ARRAY_HEADERS = tuple(_array_header(length) for length in range(52 * 4 + 1))
 
 
 class Game:
@@ -101,6 +100,8 @@ class Game:
     #: 0 for a foundation, 1 for a tableau pile, -1 for the others.
     _group_of_slot: ClassVar[tuple[int, ...]]
     _move_table: ClassVar[tuple[tuple[Move | None, ...], ...]]
+    #: Per source slot: the slot, its rows of the two tables, whether it reaches the tableau.
+    _source_rows: ClassVar[tuple[tuple[int, tuple[int, ...], tuple[Move | None, ...], bool], ...]]
     _move_slots: ClassVar[dict[str, tuple[int, int]]]
     #: Slots of the single piles (-1 when the game has no such pile).
     stock_slot: ClassVar[int]
@@ -158,6 +159,10 @@ class Game:
         cls._move_table = tuple(
             tuple(Move.between(s, t) if table[i][j] else None for j, t in enumerate(layout))
             for i, s in enumerate(layout)
+        )
+        cls._source_rows = tuple(
+            (s, cls._route_table[s], cls._move_table[s], cls._reaches_tableau[s])
+            for s in cls._source_slots
         )
 
     def __init__(self, seed: str) -> None:
@@ -294,15 +299,13 @@ class Game:
         piles = self.piles
         takers, takes_any = self._current_takers()
         moves: list[Move] = []
-        for source in self._source_slots:
+        for source, routes, row, reaches_tableau in self._source_rows:
             pile = piles[source]
             if not pile:
                 continue
             targets: Sequence[int] = takers.get(pile[-1] % 52, ())
-            if takes_any and self._reaches_tableau[source]:
+            if takes_any and reaches_tableau:
                 targets = sorted([*targets, *takes_any])
-            routes = self._route_table[source]
-            row = self._move_table[source]
             for target in targets:
                 route = routes[target]
                 if route == 1 or (route == 2 and not piles[target]):
@@ -416,14 +419,16 @@ class Game:
         if text is not None:
             comma = "," if len(target_pile) > 1 else ""
             json_texts[target] = text[:-1] + comma + card_json + "]"
+        headers = _ARRAY_HEADERS
         data = packed[source]
         if data:
-            body = data[_array_header_size(len(source_pile) + 1) : -len(card_msgpack)]
-            packed[source] = _array_header(len(source_pile)) + body
+            left = len(source_pile)
+            body = data[len(headers[left + 1]) : -len(card_msgpack)]
+            packed[source] = headers[left] + body
         data = packed[target]
         if data:
-            body = data[_array_header_size(len(target_pile) - 1) :]
-            packed[target] = _array_header(len(target_pile)) + body + card_msgpack
+            count = len(target_pile)
+            packed[target] = headers[count] + data[len(headers[count - 1]) :] + card_msgpack
         self._changed(source, target, keep_piles=True)
         return [self.move_op(source, target, card)]
 
