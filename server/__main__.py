@@ -23,6 +23,7 @@ from types import FrameType
 
 import uvicorn
 
+from server import allocator
 from server.config import Settings
 from server.logs import logging_config
 from server.wstransport import protocol_path
@@ -41,6 +42,9 @@ WORKER_HEALTHCHECK_TIMEOUT = 30
 #: The HTTP protocol: uvicorn's h11 one with a deadline on request heads.
 HTTP_PROTOCOL = "server.http:HeaderDeadlineH11Protocol"
 METRICS_DIR = "PROMETHEUS_MULTIPROC_DIR"
+#: Set in the environment of ``python -m server`` executed again on jemalloc: it is not
+#: executed a third time if the library could not be preloaded.
+REEXECUTED = "SOLITAIRE_ALLOCATOR_REEXECUTED"
 
 log = logging.getLogger("server")
 
@@ -103,12 +107,35 @@ def serve(settings: Settings) -> None:
     )
 
 
-def main(argv: list[str] | None = None) -> None:
+def run_on_allocator(choice: str, argv: list[str]) -> None:
+    """Execute ``python -m server argv`` again on jemalloc if ``--allocator choice`` asks
+    for it and this process does not run on it yet (:mod:`server.allocator`)."""
+    try:
+        wanted = allocator.wanted(choice)
+    except RuntimeError as error:
+        sys.exit(f"python -m server: {error}")
+    running = allocator.in_use()
+    if wanted == "jemalloc" and running != "jemalloc":
+        if os.environ.get(REEXECUTED):
+            log.warning("could not preload %s: running on pymalloc", allocator.JEMALLOC)
+            return
+        environment = {**allocator.environment_for_jemalloc(os.environ), REEXECUTED: "1"}
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(sys.executable, [sys.executable, "-m", "server", *argv], environment)
+    log.info("memory allocator: %s", running)
+
+
+def main(argv: list[str] | None = None, reexecute: bool = False) -> None:
+    """``python -m server``; with ``reexecute`` (the command itself) it first executes
+    itself again on the allocator ``--allocator`` asks for, if it does not run on it."""
     try:
         settings = Settings.from_arguments(argv)
     except ValueError as error:  # a bad value in the environment or a flag
         sys.exit(f"python -m server: {error}")
     logging.config.dictConfig(logging_config(settings.effective_log_format, settings.log_level))
+    if reexecute:
+        run_on_allocator(settings.allocator, sys.argv[1:] if argv is None else argv)
     signal.signal(signal.SIGTERM, exit_on_sigterm)
     with metrics_directory():
         if settings.redis_url:
@@ -133,4 +160,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main(sys.argv[1:], reexecute=True)

@@ -15,6 +15,8 @@ DURABILITY_LEVELS = ("none", "replica")
 #: The values of ``--ws-compression`` (``WS_COMPRESSION``), the default first
 #: (``server.wstransport`` says what each does).
 WS_COMPRESSION_MODES = ("message", "context", "off")
+#: The values of ``--allocator`` (``ALLOCATOR``), the default first (``server.allocator``).
+ALLOCATORS = ("auto", "jemalloc", "pymalloc")
 
 
 def env_flag(value: str) -> bool:
@@ -267,6 +269,9 @@ class Settings:
     #: not come within as long again is closed. Each ping costs a write and a read per
     #: socket: 2,500 a second for 50,000 sockets at the default (uvicorn's).
     ws_ping_interval: float = 20.0
+    #: The processes' memory allocator (``server.allocator``): ``jemalloc`` gives memory
+    #: back after a burst of closed sockets; ``auto`` takes it when the system has it.
+    allocator: str = "auto"
     limits: Limits = Limits()
     #: ``json`` (one object per line) or ``text``; empty: :func:`default_log_format`.
     log_format: str = ""
@@ -297,6 +302,8 @@ class Settings:
             raise ValueError(f"durability is one of {', '.join(DURABILITY_LEVELS)}")
         if self.ws_compression not in WS_COMPRESSION_MODES:
             raise ValueError(f"ws compression is one of {', '.join(WS_COMPRESSION_MODES)}")
+        if self.allocator not in ALLOCATORS:
+            raise ValueError(f"the allocator is one of {', '.join(ALLOCATORS)}")
         if not 1 <= self.ws_ping_interval <= 3600:
             raise ValueError("the WebSocket ping interval is 1 to 3600 seconds")
         if not self.redis_url and (self.redis_cluster or self.durability != "none"):
@@ -318,6 +325,7 @@ class Settings:
             "durability": os.environ.get("DURABILITY", cls.durability),
             "ws_compression": os.environ.get("WS_COMPRESSION", cls.ws_compression),
             "ws_ping_interval": float(os.environ.get("WS_PING_INTERVAL", cls.ws_ping_interval)),
+            "allocator": os.environ.get("ALLOCATOR", cls.allocator),
             "limits": limits_from_environment(),
             "log_format": os.environ.get("LOG_FORMAT", cls.log_format),
             "data_dir": os.environ.get("DATA_DIR", cls.data_dir),
@@ -390,6 +398,16 @@ class Settings:
         )
         if defaults.ws_compression not in WS_COMPRESSION_MODES:
             parser.error(f"WS_COMPRESSION is one of {', '.join(WS_COMPRESSION_MODES)}")
+        parser.add_argument(
+            "--allocator",
+            choices=ALLOCATORS,
+            default=defaults.allocator,
+            help="memory allocator of the server's processes: jemalloc (gives memory back "
+            "after a burst of closed sockets; needs libjemalloc.so.2), pymalloc (CPython's "
+            "own), or auto, the default: jemalloc when the system has it (ALLOCATOR)",
+        )
+        if defaults.allocator not in ALLOCATORS:
+            parser.error(f"ALLOCATOR is one of {', '.join(ALLOCATORS)}")
         parser.add_argument(
             "--ws-ping-interval",
             type=float,
@@ -481,6 +499,7 @@ class Settings:
                 durability=args.durability,
                 ws_compression=args.ws_compression,
                 ws_ping_interval=args.ws_ping_interval,
+                allocator=args.allocator,
                 limits=limits,
                 log_format=args.log_format or "",
                 data_dir=args.data_dir,
@@ -511,6 +530,7 @@ class Settings:
             "DURABILITY": self.durability,
             "WS_COMPRESSION": self.ws_compression,
             "WS_PING_INTERVAL": str(self.ws_ping_interval),
+            "ALLOCATOR": self.allocator,
             **limits_to_environment(self.limits),
             "LOG_FORMAT": self.log_format,
             "DATA_DIR": self.data_dir,

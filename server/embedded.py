@@ -28,6 +28,8 @@ from typing import IO
 
 import redis
 
+from server import allocator
+
 log = logging.getLogger("server.embedded")
 
 #: Bound on Valkey's start-up (loading a large append-only file included) and stop.
@@ -112,6 +114,7 @@ class EmbeddedValkey:
             client = redis.Redis(host="127.0.0.1", port=port, socket_timeout=2)
         self.process = subprocess.Popen(
             args,
+            env=allocator.environment_without_jemalloc(os.environ),  # Valkey brings its own
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
