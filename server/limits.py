@@ -328,9 +328,10 @@ class Limiter:
 
 
 def release_memory() -> None:
-    """Hand memory freed by closed sockets back to the OS.  Without it the worker keeps
-    its peak (3,000 sockets: about 220 MB more, BENCHMARKS.md): glibc's malloc keeps
-    freed small blocks in its heap until ``malloc_trim``."""
+    """Hand memory freed by closed sockets back to the OS: collect the cycles they left,
+    and trim glibc's heap (which keeps freed blocks until ``malloc_trim``; it holds the
+    large buffers on pymalloc).  On jemalloc (``server.allocator``) the collection is what
+    matters: jemalloc purges the freed pages itself within a second."""
     gc.collect()
     if sys.platform == "linux":
         with contextlib.suppress(OSError, AttributeError):
