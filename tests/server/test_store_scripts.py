@@ -3,6 +3,10 @@ FLUSH), renews the game's expiry and trims its patch history."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
 import pytest
 
 from server import store
@@ -11,17 +15,17 @@ from server.service import GameService
 from server.store import EXPIRY_RENEW_AFTER, IDLE_TTL, PATCH_TRIM_EVERY, Store, game_keys
 
 
-async def test_a_move_still_applies_after_script_flush(redis_url: str, redis_cluster: bool) -> None:
+@contextlib.asynccontextmanager
+async def balcony_game(
+    redis_url: str, redis_cluster: bool
+) -> AsyncIterator[tuple[Any, GameService, str, str]]:
+    """A new Balcony game: (Redis client, service, player id, game id)."""
     redis = connect(redis_url, redis_cluster)
     try:
         service = GameService(Store(redis), b"store-scripts-test-secret-32-bytes")
         player = (await service.create_player())["player_id"]
         game = await service.create_game(player, "balcony", "abc")
-        await redis.script_flush()
-        reply, patch, _ = await service.play(game["id"], player, "deal", 0, move_id="m1")
-        assert reply["version"] == 1 and patch is not None
-        reply, _, _ = await service.play(game["id"], player, "deal", 1, move_id="m2")
-        assert reply["version"] == 2
+        yield redis, service, player, game["id"]
     finally:
         await redis.aclose()
 
@@ -35,63 +39,53 @@ async def play_deals(service: GameService, game_id: str, player: str, ids: list[
     return version
 
 
+async def test_a_move_still_applies_after_script_flush(redis_url: str, redis_cluster: bool) -> None:
+    async with balcony_game(redis_url, redis_cluster) as (redis, service, player, game_id):
+        await redis.script_flush()
+        reply, patch, _ = await service.play(game_id, player, "deal", 0, move_id="m1")
+        assert reply["version"] == 1 and patch is not None
+        reply, _, _ = await service.play(game_id, player, "deal", 1, move_id="m2")
+        assert reply["version"] == 2
+
+
 async def test_a_move_renews_the_games_expiry_once_it_ran_down_by_an_hour(
     redis_url: str, redis_cluster: bool
 ) -> None:
-    redis = connect(redis_url, redis_cluster)
-    try:
-        service = GameService(Store(redis), b"store-scripts-test-secret-32-bytes")
-        player = (await service.create_player())["player_id"]
-        game = await service.create_game(player, "balcony", "abc")
-        keys = [*game_keys(game["id"])]
-        await play_deals(service, game["id"], player, ["m1"])
+    async with balcony_game(redis_url, redis_cluster) as (redis, service, player, game_id):
+        keys = game_keys(game_id)
+        await play_deals(service, game_id, player, ["m1"])
         for key in keys:  # the first move gives every key the game's expiry
             assert IDLE_TTL - 5 <= await redis.ttl(key) <= IDLE_TTL, key
         for key in keys:
             await redis.expire(key, IDLE_TTL - EXPIRY_RENEW_AFTER + 60)
-        await service.play(game["id"], player, "deal", 1, move_id="m2")
+        await service.play(game_id, player, "deal", 1, move_id="m2")
         for key in keys:  # ran down by less than an hour: left alone
             assert await redis.ttl(key) <= IDLE_TTL - EXPIRY_RENEW_AFTER + 60, key
         for key in keys:
             await redis.expire(key, IDLE_TTL - EXPIRY_RENEW_AFTER - 60)
-        await service.play(game["id"], player, "deal", 2, move_id="m3")
+        await service.play(game_id, player, "deal", 2, move_id="m3")
         for key in keys:  # by more: renewed
             assert IDLE_TTL - 5 <= await redis.ttl(key) <= IDLE_TTL, key
-    finally:
-        await redis.aclose()
 
 
 async def test_move_ids_first_sent_after_the_first_move_expire_with_the_game(
     redis_url: str, redis_cluster: bool
 ) -> None:
-    redis = connect(redis_url, redis_cluster)
-    try:
-        service = GameService(Store(redis), b"store-scripts-test-secret-32-bytes")
-        player = (await service.create_player())["player_id"]
-        game = await service.create_game(player, "balcony", "abc")
-        await play_deals(service, game["id"], player, ["", "", "m3"])
-        move_ids = game_keys(game["id"])[3]
+    async with balcony_game(redis_url, redis_cluster) as (redis, service, player, game_id):
+        await play_deals(service, game_id, player, ["", "", "m3"])
+        move_ids = game_keys(game_id)[3]
         assert await redis.hget(move_ids, "m3") == b"3"
         assert IDLE_TTL - 5 <= await redis.ttl(move_ids) <= IDLE_TTL
-    finally:
-        await redis.aclose()
 
 
 async def test_the_patch_history_is_trimmed_every_few_versions(
     redis_url: str, redis_cluster: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(store, "PATCH_HISTORY", 3)
-    redis = connect(redis_url, redis_cluster)
-    try:
-        service = GameService(Store(redis), b"store-scripts-test-secret-32-bytes")
-        player = (await service.create_player())["player_id"]
-        game = await service.create_game(player, "balcony", "abc")
+    async with balcony_game(redis_url, redis_cluster) as (redis, service, player, game_id):
         moves = PATCH_TRIM_EVERY + 8
-        await play_deals(service, game["id"], player, [f"m{n}" for n in range(moves)])
-        patches = game_keys(game["id"])[2]
+        await play_deals(service, game_id, player, [f"m{n}" for n in range(moves)])
         # Trimmed to 3 at version PATCH_TRIM_EVERY, the 8 after it kept since.
-        assert await redis.zcard(patches) == 3 + 8
-        assert len(await service.store.patches_after(game["id"], moves - 11) or []) == 11
-        assert await service.store.patches_after(game["id"], moves - 12) is None
-    finally:
-        await redis.aclose()
+        assert await redis.zcard(game_keys(game_id)[2]) == 3 + 8
+        assert len(await service.store.patches_after(game_id, moves - 11) or []) == 11
+        assert await service.store.patches_after(game_id, moves - 12) is None
