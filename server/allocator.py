@@ -31,6 +31,11 @@ JEMALLOC = "libjemalloc.so.2"
 MALLOC_CONF = "background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0"
 
 
+def _preloaded(environ: Mapping[str, str]) -> list[str]:
+    """The libraries ``LD_PRELOAD`` names (separated by spaces or colons)."""
+    return environ.get("LD_PRELOAD", "").replace(":", " ").split()
+
+
 def jemalloc_installed() -> bool:
     return ctypes.util.find_library("jemalloc") is not None
 
@@ -38,8 +43,7 @@ def jemalloc_installed() -> bool:
 def in_use(environ: Mapping[str, str] = os.environ) -> str:
     """``jemalloc`` when this process runs on it (preloaded, Python objects included),
     else ``pymalloc``."""
-    preloaded = environ.get("LD_PRELOAD", "").replace(":", " ").split()
-    if environ.get("PYTHONMALLOC") == "malloc" and JEMALLOC in preloaded:
+    if environ.get("PYTHONMALLOC") == "malloc" and JEMALLOC in _preloaded(environ):
         maps = Path("/proc/self/maps")
         if not maps.exists() or JEMALLOC in maps.read_text():
             return "jemalloc"
@@ -60,10 +64,10 @@ def wanted(choice: str) -> str:
 
 def environment_for_jemalloc(environ: Mapping[str, str]) -> dict[str, str]:
     """``environ`` with jemalloc preloaded and serving every Python object."""
-    preloaded = environ.get("LD_PRELOAD", "").replace(":", " ").split()
+    others = [lib for lib in _preloaded(environ) if lib != JEMALLOC]
     return {
         **environ,
-        "LD_PRELOAD": " ".join([JEMALLOC, *(lib for lib in preloaded if lib != JEMALLOC)]),
+        "LD_PRELOAD": " ".join([JEMALLOC, *others]),
         "PYTHONMALLOC": "malloc",
         "MALLOC_CONF": environ.get("MALLOC_CONF") or MALLOC_CONF,
     }
@@ -72,13 +76,12 @@ def environment_for_jemalloc(environ: Mapping[str, str]) -> dict[str, str]:
 def environment_without_jemalloc(environ: Mapping[str, str]) -> dict[str, str]:
     """``environ`` without what :func:`environment_for_jemalloc` added, for a program that
     brings its own allocator (the embedded Valkey)."""
-    preloaded = environ.get("LD_PRELOAD", "").replace(":", " ").split()
     environment = {
         name: value
         for name, value in environ.items()
         if name not in ("LD_PRELOAD", "PYTHONMALLOC", "MALLOC_CONF")
     }
-    if others := [lib for lib in preloaded if lib != JEMALLOC]:
+    if others := [lib for lib in _preloaded(environ) if lib != JEMALLOC]:
         environment["LD_PRELOAD"] = " ".join(others)
     if environ.get("MALLOC_CONF", MALLOC_CONF) != MALLOC_CONF:
         environment["MALLOC_CONF"] = environ["MALLOC_CONF"]

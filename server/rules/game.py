@@ -194,7 +194,7 @@ class Game:
         self._takes_any: list[int] = []
         self._stale_wants: set[int] = set()
         self._score: int | None = None
-        self._forget_json()
+        self._forget_kept()
         self._hash_prefix = '{"game":"' + self.name + '","seed":' + json.dumps(seed) + ","
         self._legal: list[Move] | None = None
 
@@ -429,7 +429,7 @@ class Game:
         if data:
             count = len(target_pile)
             packed[target] = headers[count] + data[len(headers[count - 1]) :] + card_msgpack
-        self._changed(source, target, keep_piles=True)
+        self._changed(source, target)
         return [self.move_op(source, target, card)]
 
     def move_op(self, source: int, target: int, card: int) -> Op:
@@ -443,7 +443,7 @@ class Game:
     def _refresh_status(self) -> None:
         """Recompute everything derived from the piles: call it after editing
         :attr:`piles` by hand (moves keep it up to date themselves)."""
-        self._forget_json()
+        self._forget_kept()
         self._update_status()
 
     def _update_status(self) -> None:
@@ -575,13 +575,11 @@ class Game:
         text = self._group_json[group] = "[" + ",".join(texts) + "]"
         return text
 
-    def _changed(self, *slots: int, keep_piles: bool = False) -> None:
-        """Forget what was kept about ``slots`` (but each pile's own JSON and msgpack
-        with ``keep_piles``: the caller brought them up to date)."""
+    def _changed(self, *slots: int) -> None:
+        """A card moved between ``slots``, whose own JSON and msgpack the mover brought up
+        to date: forget what derives from them (their group's JSON, what they take, the
+        score)."""
         for slot in slots:
-            if not keep_piles:
-                self._pile_json[slot] = None
-                self._pile_msgpack[slot] = b""
             group = self._group_of_slot[slot]
             if group >= 0:
                 self._group_json[group] = None
@@ -591,7 +589,7 @@ class Game:
                     if self.foundation_wants_read_all:
                         self._stale_wants.update(self.foundation_slots)
 
-    def _forget_json(self) -> None:
+    def _forget_kept(self) -> None:
         """Forget everything kept about the piles (after they changed in place)."""
         self._pile_json = [None] * len(self.piles)
         self._group_json = [None, None]
@@ -627,7 +625,7 @@ class Game:
             ]
         )
         # fields is a fixarray of 7 (0x97): make it 8 long and append the piles' array.
-        return b"\x98" + fields[1:] + _array_header(len(packed)) + b"".join(packed)
+        return b"\x98" + fields[1:] + _ARRAY_HEADERS[len(packed)] + b"".join(packed)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Game:

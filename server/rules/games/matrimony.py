@@ -109,7 +109,7 @@ class Matrimony(Game):
         self.redeals_left -= 1
         packet = list(self.tableau[start])
         self.tableau[start].clear()
-        self._forget_json()  # piles changed in place
+        self._forget_kept()  # piles changed in place
         touched = []
         for offset, card in enumerate(packet):
             index = (start + offset) % self.tableau_count
