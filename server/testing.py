@@ -22,11 +22,11 @@ import redis
 import uvicorn
 from starlette.applications import Starlette
 
-from server import daily
+from server import daily, redisconn
 from server.__main__ import WS_TRANSPORT_LIMIT
 from server.app import create_app
 from server.config import DailySelection, Limits, Settings
-from server.dailies import DailySelector, load_choice, lock_key, tomorrow
+from server.dailies import DailySelector, choice_key, choose, load_choice, lock_key, tomorrow
 from server.embedded import valkey_binary
 from server.rules import GAMES
 from server.service import GameService
@@ -59,11 +59,17 @@ def port_is_free(port: int) -> bool:
     return True
 
 
+_PORTS = random.SystemRandom()
+
+
 def free_cluster_port() -> int:
     """A loopback port ``p`` with ``p + 10000`` (its cluster bus) free too, both below
     the ephemeral range (a cluster node's port must be at most 55535)."""
     for _ in range(1000):
-        port = random.randrange(10000, 22000)
+        # The system's randomness, not the ``random`` module's: a test runner may seed that
+        # alike in each of its parallel workers (pytest-randomly), which would then all try
+        # the same ports.
+        port = _PORTS.randrange(10000, 22000)
         if port_is_free(port) and port_is_free(port + 10000):
             return port
     raise RuntimeError("no free port pair for a Redis Cluster node")
@@ -305,6 +311,38 @@ async def serve_app(
         await asyncio.wait_for(task, START_TIMEOUT * 2)
 
 
+#: Choices made by :func:`preload_dailies` in this process: ``(secret, game, date)`` -> the
+#: stored hash.  A test server's Redis is flushed before every test; choosing again each
+#: time (ten solver searches, in a child process) was most of a server test's start-up.
+_PRELOADED: dict[tuple[bytes, str, str], dict[str, str]] = {}
+
+
+async def preload_dailies(
+    redis_url: str,
+    secret: str | bytes,
+    redis_cluster: bool = False,
+    now_ms: int | None = None,
+    selection: DailySelection = TEST_DAILY,
+) -> None:
+    """Store today's and tomorrow's choices of every game (by ``now_ms``, default now) as
+    a server's background selection would, before that server starts: it finds them and
+    chooses nothing.  Each choice is made once per process (:func:`server.dailies.choose`,
+    the selection's own function, on the same inputs) and written again after each flush."""
+    secret_bytes = secret.encode() if isinstance(secret, str) else secret
+    today = daily.today(int(time.time() * 1000) if now_ms is None else now_ms)
+    client = redisconn.connect(redis_url, redis_cluster)
+    try:
+        for date in (today, tomorrow(today)):
+            for game in GAMES:
+                fields = _PRELOADED.get((secret_bytes, game, date))
+                if fields is None:
+                    fields = choose(secret_bytes, game, date, selection).to_redis()
+                    _PRELOADED[(secret_bytes, game, date)] = fields
+                await client.hset(choice_key(game, date), mapping=fields)
+    finally:
+        await client.aclose()
+
+
 async def dailies_chosen(app: Starlette, date: str | None = None) -> None:
     """Wait until every game's daily of ``date`` (default: today by the service's clock)
     is chosen by ``app``'s background selection (asked for it if need be)."""
@@ -377,6 +415,7 @@ async def serve(
         limits=limits,
         daily=TEST_DAILY,
     )
+    await preload_dailies(redis_url, secret, redis_cluster)
     app = create_app(settings)
     async with serve_app(app) as port:
         await dailies_chosen(app)

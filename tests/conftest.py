@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 import redis
@@ -26,6 +27,9 @@ from server import testing
 from server.testing import free_port
 
 __all__ = ["RedisProcess", "free_port"]
+
+# Every server a test starts has its log read when the test ends (tests/log_check.py).
+pytest_plugins = ["log_check"]
 
 
 class RedisProcess(testing.RedisProcess):
@@ -54,7 +58,7 @@ def redis_server_url() -> Iterator[str]:
     """The URL of the session's Redis: ``REDIS_URL`` if set, else our own redis-server."""
     configured = os.environ.get("REDIS_URL")
     if configured:
-        yield configured
+        yield worker_database(configured)
         return
     server = RedisProcess()
     server.start()
@@ -62,6 +66,16 @@ def redis_server_url() -> Iterator[str]:
         yield server.url
     finally:
         server.stop()
+
+
+def worker_database(url: str) -> str:
+    """``url`` on a database of this test worker's own when the suite runs in parallel
+    (pytest-xdist worker ``gwN`` takes database ``2N``, its web tests ``2N + 1``), so that
+    no worker flushes another's keys: a shared ``REDIS_URL`` has room for 8 workers."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker.startswith("gw"):
+        return url
+    return urlunsplit(urlsplit(url)._replace(path=f"/{2 * int(worker[2:])}"))
 
 
 @pytest.fixture(scope="session")

@@ -18,7 +18,7 @@ from server.config import Settings
 from server.redisconn import connect
 from server.service import GameService
 from server.store import Store
-from server.testing import TEST_DAILY, UNLIMITED
+from server.testing import TEST_DAILY, UNLIMITED, preload_dailies
 
 
 @pytest.fixture(scope="module", params=["standalone", "cluster"])
@@ -57,6 +57,7 @@ async def app(redis_url: str, redis_cluster: bool, clock: FakeClock) -> AsyncIte
         limits=UNLIMITED,
         daily=TEST_DAILY,
     )
+    await preload_dailies(redis_url, SECRET, redis_cluster)
     application = create_app(settings)
     async with application.router.lifespan_context(application):
         application.state.service.clock = clock

@@ -15,7 +15,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from server.app import create_app
 from server.config import Limits, Settings
-from server.testing import TEST_DAILY, TEST_SECRET, dailies_idle, serve_app
+from server.testing import TEST_DAILY, TEST_SECRET, dailies_idle, preload_dailies, serve_app
 
 WAIT = 5.0
 
@@ -33,6 +33,7 @@ async def running(redis_url: str, **limits: Any) -> AsyncIterator[Server]:
     settings = Settings(
         redis_url=redis_url, secret=TEST_SECRET, limits=Limits(**limits), daily=TEST_DAILY
     )
+    await preload_dailies(redis_url, TEST_SECRET)
     app = create_app(settings)
     async with serve_app(app) as port:
         await dailies_idle(app)  # the tests see only their own requests' Redis calls

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from log_check import watch
 
 from server.config import Settings
 from server.testing import TEST_DAILY, free_port
@@ -45,6 +46,7 @@ class ServerProcess:
         self.process: asyncio.subprocess.Process | None = None
         self.lines: list[str] = []
         self._reader: asyncio.Task[None] | None = None
+        watch(lambda: self.output + "\n")
 
     @property
     def base_url(self) -> str:

@@ -133,6 +133,7 @@ async def test_two_workers_share_the_embedded_store(tmp_path: Path) -> None:
     assert "one process" not in server.output
 
 
+@pytest.mark.log_errors(r"the embedded store did not start: another server is running")
 async def test_a_second_server_on_the_same_data_dir_is_refused(tmp_path: Path) -> None:
     async with started("--data-dir", str(tmp_path)):
         second = ServerProcess("--data-dir", str(tmp_path), "--log-format", "json")

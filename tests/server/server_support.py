@@ -36,7 +36,14 @@ from server.config import Settings
 from server.errors import ApiError
 from server.openapi import SCHEMAS
 from server.rules import Game, load_game
-from server.testing import TEST_DAILY, UNLIMITED, dailies_idle, free_port, serve_app
+from server.testing import (
+    TEST_DAILY,
+    UNLIMITED,
+    dailies_idle,
+    free_port,
+    preload_dailies,
+    serve_app,
+)
 from server.ws_schema import SERVER_SCHEMAS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,7 +95,9 @@ async def run_app(
         limits=UNLIMITED,
         daily=TEST_DAILY,
     )
-    app = app or create_app(settings)
+    if app is None:
+        await preload_dailies(redis_url, secret, redis_cluster)
+        app = create_app(settings)
     async with serve_app(app, ws_compression) as port:
         await dailies_idle(app)  # the tests see only their own requests' Redis keys
         yield RunningServer(app, port)

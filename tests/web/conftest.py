@@ -16,10 +16,12 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import pytest
 import redis
+from log_check import unwatch, watch
 from web_helpers import ARTIFACTS, Web
 
 from server.testing import free_port
@@ -39,8 +41,6 @@ CHROMIUM_ARGS = [
 #: The TypeScript SDK's browser build, which the web client is built on.
 SDK_MODULE = ROOT / "clients/ts/dist/browser/index.js"
 SECRET = "web-test-secret-of-at-least-32-bytes"
-#: The Redis database these tests use (the server tests flush database 0).
-WEB_DB = 9
 #: Environment variables the server reads; kept out of its child process.
 SERVER_ENV = (
     "HOST",
@@ -92,8 +92,10 @@ WS_CONTROL = """
 
 @pytest.fixture(scope="session")
 def web_redis_url(redis_server_url: str) -> Iterator[str]:
-    """The session's Redis, on a database of the web tests' own, flushed before and after."""
-    url = f"{redis_server_url.rsplit('/', 1)[0]}/{WEB_DB}"
+    """The session's Redis, on the database after the other tests' (which they flush),
+    flushed before and after."""
+    parts = urlsplit(redis_server_url)
+    url = urlunsplit(parts._replace(path=f"/{int(parts.path.strip('/') or 0) + 1}"))
     client = redis.Redis.from_url(url, socket_timeout=5)
     try:
         client.flushdb()
@@ -127,7 +129,8 @@ def serve(redis_url: str, log_name: str, extra: list[str]) -> Iterator[str]:
     )
     port = free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    log_path = ARTIFACTS / log_name
+    # Each parallel test worker has its own servers, so its own logs.
+    log_path = ARTIFACTS / f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')}-{log_name}"
     env = {k: v for k, v in os.environ.items() if k not in SERVER_ENV}
     args = ["--host", "127.0.0.1", "--port", str(port), "--redis-url", redis_url]
     args += ["--secret", SECRET, "--log-level", "warning", "--ranked-min-account-age", "0"]
@@ -156,7 +159,15 @@ def serve(redis_url: str, log_name: str, extra: list[str]) -> Iterator[str]:
                 pytest.fail(f"python -m server did not answer /healthz in {SERVER_START_TIMEOUT}s")
             time.sleep(0.05)
         wait_for_dailies(url, deadline + DAILY_READY_TIMEOUT)
-        yield url
+
+        def read_log() -> str:
+            return log_path.read_text(errors="replace")
+
+        watch(read_log, lasting=True)  # each test reads what its own time added
+        try:
+            yield url
+        finally:
+            unwatch(read_log)
     finally:
         process.terminate()
         try:
@@ -184,9 +195,12 @@ def wait_for_dailies(url: str, deadline: float) -> None:
         time.sleep(0.2)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Headless Debian Chromium under Playwright; its absence fails the test."""
+    """Headless Debian Chromium under Playwright; its absence fails the test.  One per
+    module, not per session: Playwright's synchronous API keeps an event loop running in
+    the thread while it lives, and the asyncio tests that a parallel worker runs after a
+    web module need the thread without one."""
     if not CHROMIUM.is_file() or not os.access(CHROMIUM, os.X_OK):
         pytest.fail(
             f"{CHROMIUM} is missing: the web tests need Debian's chromium package "

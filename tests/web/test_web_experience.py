@@ -71,6 +71,12 @@ def axe_violations(web: Web) -> list[dict[str, Any]]:
     return list(result)
 
 
+#: Bound on the page's catching up with a whole game played over REST (each of some 250
+#: patches applied and drawn): the 5 s of one step is too short on a loaded machine, as when
+#: the suite's parallel workers share its two cores.
+CATCH_UP_MS = 30_000
+
+
 def play_rest(web: Web, game_id: str, moves: list[str], version: int) -> int:
     """Play ``moves`` as the page's player over REST (one kept-alive connection)."""
     headers = {"Authorization": f"Bearer {web.token()}"}
@@ -176,7 +182,7 @@ def test_won_and_stuck_games_say_why_in_words(open_page: Any) -> None:
     web.new_game("balcony", WON_BALCONY)
     game_id = web.client()["gameId"]
     version = play_rest(web, game_id, moves[:-1], 0)
-    web.wait_synced(version)
+    web.wait_synced(version, timeout=CATCH_UP_MS)
     last = moves[-1]
     assert last in web.client()["legalMoves"] and ">foundation" in last
     web.top_card(last.split(">")[0]).dblclick()
@@ -294,7 +300,7 @@ def test_auto_finish_plays_a_won_game_home(open_page: Any) -> None:
     web.new_game("balcony", WON_BALCONY)
     game_id = web.client()["gameId"]
     version = play_rest(web, game_id, moves[:cut], 0)
-    web.wait_synced(version)
+    web.wait_synced(version, timeout=CATCH_UP_MS)
     set_setting(web, "auto-finish", True)
     web.wait("window.__client.status === 'won'", timeout=20000)
     web.wait_synced(owner=False)

@@ -146,9 +146,11 @@ class Web:
 
     # -- waiting for the page ------------------------------------------------------------
 
-    def wait_synced(self, version: int | None = None, owner: bool = True) -> dict[str, Any]:
+    def wait_synced(
+        self, version: int | None = None, owner: bool = True, timeout: float = 5000
+    ) -> dict[str, Any]:
         """Until the page is online at ``version`` (or any), with no move in flight and, for
-        an owner, the legal moves of that version."""
+        an owner, the legal moves of that version (within ``timeout`` ms)."""
         self.wait(
             """([version, owner]) => {
                  const c = window.__client;
@@ -157,6 +159,7 @@ class Web:
                    && (!owner || c.legalMoves !== null);
                }""",
             [version, owner],
+            timeout,
         )
         return self.client()
 
