@@ -46,6 +46,8 @@ KEYWORDS = frozenset(
         "properties",
         "additionalProperties",
         "items",
+        "prefixItems",
+        "minItems",
         "maxItems",
         "anyOf",
         ERROR_CODE,
@@ -119,8 +121,16 @@ def _check(value: Any, schema: dict[str, Any], path: str) -> Any:
     elif isinstance(value, list):
         if len(value) > schema.get("maxItems", math.inf):
             raise _fail(path, f"has more than {schema['maxItems']} items")
-        if "items" in schema:
-            value = [_check(item, schema["items"], f"{path}[{i}]") for i, item in enumerate(value)]
+        if len(value) < schema.get("minItems", 0):
+            raise _fail(path, f"has fewer than {schema['minItems']} items")
+        # prefixItems types the first items by position (a tuple); items the rest.
+        prefix: list[dict[str, Any]] = schema.get("prefixItems", [])
+        rest = schema.get("items")
+        checked = []
+        for i, item in enumerate(value):
+            spec = prefix[i] if i < len(prefix) else rest
+            checked.append(item if spec is None else _check(item, spec, f"{path}[{i}]"))
+        value = checked
     elif isinstance(value, dict):
         value = _check_object(value, schema, path)
     return value

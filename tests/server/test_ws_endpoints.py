@@ -1,0 +1,41 @@
+"""What WEBSOCKET.md says about paths and move texts at the edges of the protocol: an
+unknown WebSocket path is a bare HTTP 403 at the handshake; the WebSocket takes compact
+move texts with spaces around the codes; REST refuses compact texts (malformed_move)."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from server_support import Api, WSConnect
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+
+async def test_edges_of_paths_and_move_texts(
+    server, http: httpx.AsyncClient, api: Api, ws_connect: WSConnect
+) -> None:
+    with pytest.raises(InvalidStatus) as refused:
+        async with connect(server.ws_url.replace("/v2/ws", "/v3/ws")):
+            pass
+    assert refused.value.response.status_code == 403
+    assert not refused.value.response.body
+    assert (await http.get("/v2/ws")).status_code == 404
+
+    owner = await api.player()
+    game = await api.create_game(owner, "balcony", "abc")  # tableau[0] holds 9H
+    answer = await http.post(
+        f"/v1/games/{game['id']}/moves",
+        json={"move": "t0>f1", "version": 0},
+        headers=owner.headers,
+    )
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["error"]["code"] == "malformed_move"
+
+    ws = await ws_connect()
+    await ws.auth(owner)
+    await ws.subscribe(game["id"])
+    reply = await ws.move(game["id"], " t0 >  f1 ", 0, "m1")
+    assert reply["type"] == "accepted", reply
+    assert reply["patch"]["m"] == "t0>f1"
+    log = await api.log(game["id"])
+    assert [entry["move"] for entry in log["moves"]] == ["tableau[0]>foundation[1]"]
