@@ -566,6 +566,12 @@ def openapi_document() -> dict[str, Any]:
             "/openapi.json": {
                 "get": {"summary": "This document", "responses": {"200": {"description": "ok"}}}
             },
+            "/asyncapi.json": {
+                "get": {
+                    "summary": "The AsyncAPI 3 document of the WebSocket protocol /v2/ws",
+                    "responses": {"200": {"description": "ok"}},
+                }
+            },
             "/metrics": {
                 "get": {
                     "summary": "Prometheus metrics of every worker (text exposition format)",

@@ -47,6 +47,7 @@ KEYWORDS = frozenset(
         "additionalProperties",
         "items",
         "prefixItems",
+        "additionalItems",
         "minItems",
         "maxItems",
         "anyOf",
@@ -123,9 +124,13 @@ def _check(value: Any, schema: dict[str, Any], path: str) -> Any:
             raise _fail(path, f"has more than {schema['maxItems']} items")
         if len(value) < schema.get("minItems", 0):
             raise _fail(path, f"has fewer than {schema['minItems']} items")
-        # prefixItems types the first items by position (a tuple); items the rest.
+        # A tuple types its first items by position: prefixItems (2020-12, OpenAPI 3.1),
+        # or items as a list (draft-07, the AsyncAPI document); then items (or
+        # additionalItems) the rest.
         prefix: list[dict[str, Any]] = schema.get("prefixItems", [])
         rest = schema.get("items")
+        if isinstance(rest, list):
+            prefix, rest = rest, schema.get("additionalItems")
         checked = []
         for i, item in enumerate(value):
             spec = prefix[i] if i < len(prefix) else rest

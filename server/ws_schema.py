@@ -59,6 +59,17 @@ ERROR_DETAILS: dict[str, Any] = {
     "eligible_at": {"type": "integer", "description": "Unix ms (account_too_new)"},
 }
 
+#: The WebSocket close codes a client may see (WEBSOCKET.md, "Close codes").
+CLOSE_CODES: dict[int, str] = {
+    1000: "normal: the client closed the socket",
+    1006: "no close frame: the server dropped a socket that let 512 KiB wait unread, or "
+    "went away; reconnect and subscribe again with your versions",
+    1008: "policy: after an error too_many_errors, too_many_connections or protocol_retired",
+    1009: "a client frame over 1 MiB",
+    1013: "try again later: the store was unreachable when the socket opened "
+    "(error store_unavailable first)",
+}
+
 # -- client -> server: optional fields may be null (server/codec.py check_fields) --------
 
 CLIENT_MESSAGES: dict[str, dict[str, Any]] = {

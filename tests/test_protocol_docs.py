@@ -17,7 +17,13 @@ from server.rules import new_game
 from server.rules.moves import IllegalMove
 from server.rules.undo import Timeline
 from server.ws import HANDLERS
-from server.ws_schema import CLIENT_SCHEMAS, COMPACT_OP_SCHEMAS, OP_SCHEMAS, SERVER_SCHEMAS
+from server.ws_schema import (
+    CLIENT_SCHEMAS,
+    CLOSE_CODES,
+    COMPACT_OP_SCHEMAS,
+    OP_SCHEMAS,
+    SERVER_SCHEMAS,
+)
 
 PROTOCOL = Path(__file__).resolve().parent.parent / "protocol"
 
@@ -138,7 +144,7 @@ def test_websocket_md_lists_every_close_code_the_server_uses() -> None:
     documented = {int(code) for code in re.findall(r"^\| (\d{4}) \|", table, re.M)}
     used = {value for name, value in vars(ws).items() if name.startswith("CLOSE_")}
     assert used <= documented
-    assert documented == used | {1000, 1006, 1009}
+    assert documented == set(CLOSE_CODES) == used | {1000, 1006, 1009}
 
 
 def test_every_op_of_the_vectors_is_valid_under_the_typed_op_schemas() -> None:

@@ -1,14 +1,19 @@
-"""What WEBSOCKET.md says about paths and move texts at the edges of the protocol: an
-unknown WebSocket path is a bare HTTP 403 at the handshake; the WebSocket takes compact
-move texts with spaces around the codes; REST refuses compact texts (malformed_move)."""
+"""``/asyncapi.json`` is served, and what WEBSOCKET.md says about paths and move texts at
+the edges of the protocol: an unknown WebSocket path is a bare HTTP 403 at the handshake;
+the WebSocket takes compact move texts with spaces around the codes; REST refuses compact
+texts (malformed_move)."""
 
 from __future__ import annotations
+
+import json
 
 import httpx
 import pytest
 from server_support import Api, WSConnect
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
+
+from server.asyncapi import asyncapi_document
 
 
 async def test_edges_of_paths_and_move_texts(
@@ -20,6 +25,9 @@ async def test_edges_of_paths_and_move_texts(
     assert refused.value.response.status_code == 403
     assert not refused.value.response.body
     assert (await http.get("/v2/ws")).status_code == 404
+    served = await http.get("/asyncapi.json")
+    assert served.status_code == 200
+    assert served.json() == json.loads(json.dumps(asyncapi_document()))
 
     owner = await api.player()
     game = await api.create_game(owner, "balcony", "abc")  # tableau[0] holds 9H

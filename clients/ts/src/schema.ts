@@ -542,6 +542,11 @@ export interface Operations {
     response: void;
     auth: "none";
   };
+  /** The AsyncAPI 3 document of the WebSocket protocol /v2/ws */
+  "GET /asyncapi.json": {
+    response: void;
+    auth: "none";
+  };
   /** Prometheus metrics of every worker (text exposition format) */
   "GET /metrics": {
     response: void;
