@@ -47,3 +47,25 @@ async def test_edges_of_paths_and_move_texts(
     assert reply["patch"]["m"] == "t0>f1"
     log = await api.log(game["id"])
     assert [entry["move"] for entry in log["moves"]] == ["tableau[0]>foundation[1]"]
+
+
+async def test_another_tab_gets_legal_moves_by_subscribing_again(
+    api: Api, ws_connect: WSConnect
+) -> None:
+    """WEBSOCKET.md, "Other tabs": tab B gets tab A's move as a patch without legal moves;
+    subscribing again with its version brings them, with no patch and no snapshot."""
+    owner = await api.player()
+    game = await api.create_game(owner, "colorado", "tabs")
+    tab_a, tab_b = await ws_connect(), await ws_connect()
+    for tab in (tab_a, tab_b):
+        await tab.auth(owner)
+        await tab.subscribe(game["id"])
+        await tab.recv("snapshot")
+    accepted = await tab_a.move(game["id"], "stock>tableau[0]", 0, "a1")
+    assert accepted["type"] == "accepted", accepted
+    patch = await tab_b.recv("patch")
+    assert patch["v"] == 1 and "legal_moves" not in patch
+    subscribed = await tab_b.subscribe(game["id"], version=1)
+    assert subscribed["version"] == 1
+    assert subscribed["legal_moves"] == accepted["legal_moves"]
+    assert await tab_b.ping() == []  # no patch, no snapshot: B was current
