@@ -26,6 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from server import metrics, rest, web
+from server.asyncapi import asyncapi_document
 from server.codec import respond, wants_msgpack
 from server.config import Settings, WeakSecret
 from server.dailies import DailySelector
@@ -138,6 +139,10 @@ async def openapi(request: Request) -> Response:
     return JSONResponse(openapi_document())
 
 
+async def asyncapi(request: Request) -> Response:
+    return JSONResponse(asyncapi_document())
+
+
 async def api_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, ApiError)
     response = respond(request, {"error": error.body()}, error.status)
@@ -228,6 +233,7 @@ ROUTES: list[Any] = [
     Route("/healthz", healthz, methods=["GET"]),
     Route("/readyz", readyz, methods=["GET"]),
     Route("/openapi.json", openapi, methods=["GET"]),
+    Route("/asyncapi.json", asyncapi, methods=["GET"]),
     Route("/metrics", metrics.endpoint, methods=["GET"]),
     Route("/v1/players", rest.create_player, methods=["POST"]),
     Route("/v1/players/me", rest.get_me, methods=["GET"]),

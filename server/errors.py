@@ -66,6 +66,18 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "internal": (500, "an unexpected server error"),
 }
 
+#: Codes only ever sent on a WebSocket (their HTTP status above is never answered;
+#: protocol/ERRORS.md shows "—" for them).
+WEBSOCKET_ONLY = frozenset(
+    {
+        "unknown_type",
+        "not_authenticated",
+        "too_many_errors",
+        "too_many_connections",
+        "protocol_retired",
+    }
+)
+
 
 class ApiError(Exception):
     """A typed error for the client: ``code`` from :data:`ERROR_CODES`."""

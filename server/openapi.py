@@ -119,19 +119,21 @@ SCHEMAS: dict[str, Any] = {
     },
     "Patch": {
         "type": "object",
-        "description": "protocol/WEBSOCKET.md, message 'patch'",
+        "description": "a move's patch as REST's move answer carries it: the long form "
+        "(protocol/DIFF.md §3-4; WebSocket v2 sends the same ops compact, WsCompactPatch)",
         "required": ["type", "game_id", "from", "to", "move", "ops", "status", "score"],
         "properties": {
             "type": {"const": "patch"},
             "game_id": {"type": "string"},
-            "from": {"type": "integer"},
-            "to": {"type": "integer"},
-            "move": {"type": "string"},
-            "ops": {"type": "array", "items": {"type": "object"}},
-            "status": {"type": "string"},
-            "score": {"type": "integer"},
-            "redeals_left": {"type": "integer"},
+            "from": {"type": "integer", "description": "the version before the move"},
+            "to": {"type": "integer", "description": "the version the move produced"},
+            "move": {"type": "string", "description": "the move text in normal form"},
+            "ops": {"type": "array", "items": _ref("Op"), "description": "in order"},
+            "status": {"type": "string", "enum": ["playing", "won", "stuck", "resigned"]},
+            "score": {"type": "integer", "description": "cards on the foundations"},
+            "redeals_left": {"type": "integer", "description": "Matrimony only"},
         },
+        "additionalProperties": False,
     },
     "Log": {
         "type": "object",
@@ -563,6 +565,12 @@ def openapi_document() -> dict[str, Any]:
             },
             "/openapi.json": {
                 "get": {"summary": "This document", "responses": {"200": {"description": "ok"}}}
+            },
+            "/asyncapi.json": {
+                "get": {
+                    "summary": "The AsyncAPI 3 document of the WebSocket protocol /v2/ws",
+                    "responses": {"200": {"description": "ok"}},
+                }
             },
             "/metrics": {
                 "get": {

@@ -46,6 +46,9 @@ KEYWORDS = frozenset(
         "properties",
         "additionalProperties",
         "items",
+        "prefixItems",
+        "additionalItems",
+        "minItems",
         "maxItems",
         "anyOf",
         ERROR_CODE,
@@ -119,8 +122,20 @@ def _check(value: Any, schema: dict[str, Any], path: str) -> Any:
     elif isinstance(value, list):
         if len(value) > schema.get("maxItems", math.inf):
             raise _fail(path, f"has more than {schema['maxItems']} items")
-        if "items" in schema:
-            value = [_check(item, schema["items"], f"{path}[{i}]") for i, item in enumerate(value)]
+        if len(value) < schema.get("minItems", 0):
+            raise _fail(path, f"has fewer than {schema['minItems']} items")
+        # A tuple types its first items by position: prefixItems (2020-12, OpenAPI 3.1),
+        # or items as a list (draft-07, the AsyncAPI document); then items (or
+        # additionalItems) the rest.
+        prefix: list[dict[str, Any]] = schema.get("prefixItems", [])
+        rest = schema.get("items")
+        if isinstance(rest, list):
+            prefix, rest = rest, schema.get("additionalItems")
+        checked = []
+        for i, item in enumerate(value):
+            spec = prefix[i] if i < len(prefix) else rest
+            checked.append(item if spec is None else _check(item, spec, f"{path}[{i}]"))
+        value = checked
     elif isinstance(value, dict):
         value = _check_object(value, schema, path)
     return value

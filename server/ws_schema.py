@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from protocol.piles import ADDRESS, CODE
 from server.errors import ERROR_CODES
 
 
@@ -58,6 +59,17 @@ ERROR_DETAILS: dict[str, Any] = {
     "eligible_at": {"type": "integer", "description": "Unix ms (account_too_new)"},
 }
 
+#: The WebSocket close codes a client may see (WEBSOCKET.md, "Close codes").
+CLOSE_CODES: dict[int, str] = {
+    1000: "normal: the client closed the socket",
+    1006: "no close frame: the server dropped a socket that let 512 KiB wait unread, or "
+    "went away; reconnect and subscribe again with your versions",
+    1008: "policy: after an error too_many_errors, too_many_connections or protocol_retired",
+    1009: "a client frame over 1 MiB",
+    1013: "try again later: the store was unreachable when the socket opened "
+    "(error store_unavailable first)",
+}
+
 # -- client -> server: optional fields may be null (server/codec.py check_fields) --------
 
 CLIENT_MESSAGES: dict[str, dict[str, Any]] = {
@@ -86,6 +98,83 @@ CLIENT_MESSAGES: dict[str, dict[str, Any]] = {
     "WsPing": _message("ping", {}, {"nonce": {"type": ["string", "integer", "null"]}}),
 }
 
+# -- ops (protocol/DIFF.md §3): the long form REST answers, the compact form of v2 ----------
+
+#: A card text (``RNG.md`` §5): rank then suit letter.
+CARD: dict[str, Any] = {"type": "string", "pattern": "^(A|[2-9]|10|J|Q|K)[CDHS]$"}
+CARD_OR_NULL: dict[str, Any] = {**CARD, "type": ["string", "null"]}
+PILE_ADDRESS: dict[str, Any] = {
+    "type": "string",
+    "pattern": f"^({ADDRESS.pattern})$",
+    "description": "a pile address (DIFF.md §1): foundation[i], tableau[i], reserve, ...",
+}
+PILE_CODE: dict[str, Any] = {
+    "type": "string",
+    "pattern": f"^({CODE.pattern})$",
+    "description": "a pile code: f0…f15, t0…t19, r, s, w, b",
+}
+
+
+def _op(kind: str, fields: dict[str, Any], description: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "description": description,
+        "required": ["op", *fields],
+        "properties": {"op": {"const": kind}, **fields},
+        "additionalProperties": False,
+    }
+
+
+def _tuple(description: str, *items: dict[str, Any]) -> dict[str, Any]:
+    """A fixed-length array typed by position (JSON Schema 2020-12 ``prefixItems``)."""
+    return {
+        "type": "array",
+        "description": description,
+        "prefixItems": list(items),
+        "minItems": len(items),
+        "maxItems": len(items),
+    }
+
+
+#: The long-form ops (REST's move answer, the vectors): one schema per kind.
+OP_SCHEMAS: dict[str, dict[str, Any]] = {
+    "OpMove": _op(
+        "move",
+        {"from": PILE_ADDRESS, "to": PILE_ADDRESS, "card": CARD},
+        "the top card of 'from' goes onto 'to' (from 'stock': it is face up now)",
+    ),
+    "OpReveal": _op(
+        "reveal",
+        {"pile": {"const": "stock"}, "card": CARD_OR_NULL},
+        "Colorado: the stock's new face-up top card, null once it is empty",
+    ),
+    "OpSet": _op(
+        "set",
+        {"pile": PILE_ADDRESS, "cards": {"type": "array", "items": CARD}},
+        "the pile's full new content, bottom first (a redeal, an undo)",
+    ),
+    "OpRedealsLeft": _op(
+        "redeals_left",
+        {"count": {"type": "integer", "minimum": 0, "maximum": 16}},
+        "Matrimony, in the undo of a redeal: redeals_left becomes count",
+    ),
+}
+#: The compact ops of a v2 patch's ``o``: arrays, piles as codes.
+COMPACT_OP_SCHEMAS: dict[str, dict[str, Any]] = {
+    "CompactOpMove": _tuple(
+        "op move: ['m', from, to, card]", {"const": "m"}, PILE_CODE, PILE_CODE, CARD
+    ),
+    "CompactOpReveal": _tuple(
+        "op reveal of Colorado's stock: ['r', card or null]", {"const": "r"}, CARD_OR_NULL
+    ),
+    "CompactOpSet": _tuple(
+        "op set: ['s', pile, [cards, bottom first]]",
+        {"const": "s"},
+        PILE_CODE,
+        {"type": "array", "items": CARD},
+    ),
+}
+
 # -- server -> client ----------------------------------------------------------------------
 
 COMPACT_PATCH_FIELDS: dict[str, Any] = {
@@ -94,9 +183,8 @@ COMPACT_PATCH_FIELDS: dict[str, Any] = {
     "m": {**STRING, "description": "the compact move text ('t3>f0', 'deal', 'undo', …)"},
     "o": {
         "type": "array",
-        "items": {"type": "array"},
-        "description": "the ops in order: ['m', from, to, card], ['r', card | null] or "
-        "['s', pile, [cards]]",
+        "items": _ref("CompactOp"),
+        "description": "the ops in order (DIFF.md §3-4); an undo's redeals_left is 'r'",
     },
 }
 COMPACT_PATCH_CHANGES: dict[str, Any] = {
@@ -165,6 +253,13 @@ def _union(messages: dict[str, dict[str, Any]], description: str) -> dict[str, A
 #: Every schema of this module, as components of the OpenAPI document.
 WS_SCHEMAS: dict[str, dict[str, Any]] = {
     "ErrorCode": ERROR_CODE_SCHEMA,
+    **OP_SCHEMAS,
+    "Op": {"anyOf": [_ref(name) for name in OP_SCHEMAS], "description": "an op (DIFF.md §3)"},
+    **COMPACT_OP_SCHEMAS,
+    "CompactOp": {
+        "anyOf": [_ref(name) for name in COMPACT_OP_SCHEMAS],
+        "description": "a compact op of a v2 patch (WEBSOCKET.md, 'patch')",
+    },
     "WsCompactPatch": {
         "type": "object",
         "description": "a patch message without its type, as 'accepted' carries it",

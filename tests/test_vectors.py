@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from protocol.cards import card_text
 from protocol.rng import shuffled_deck
 from server.rules import GAME_NAMES, new_game
+from server.rules.undo import Timeline
 from server.rules.vectors import build_deal_vectors
 from tools import vectors as vectors_module
 from tools.vectors import VECTORS_PATH, build_vectors, dumps
@@ -232,8 +233,15 @@ def pile_at(state: dict[str, Any], address: str) -> list[str]:
 def apply_ops(state: dict[str, Any], move: str, ops: list[dict[str, Any]]) -> None:
     """DIFF.md §5, on a view (stock = {count, ...}) or a full table (stock = list)."""
     for op in ops:
-        if op["op"] == "move":
-            assert op["to"] != "stock"
+        if op["op"] == "move" and op["to"] == "stock":  # an undo puts a face-up card back
+            assert pile_at(state, op["from"]).pop() == op["card"]
+            if isinstance(state["stock"], dict):
+                state["stock"]["count"] += 1
+                if "top" in state["stock"]:
+                    state["stock"]["top"] = op["card"]
+            else:
+                state["stock"].append(op["card"])
+        elif op["op"] == "move":
             if op["from"] == "stock" and isinstance(state["stock"], dict):
                 stock = state["stock"]
                 assert stock["count"] > 0
@@ -252,6 +260,8 @@ def apply_ops(state: dict[str, Any], move: str, ops: list[dict[str, Any]]) -> No
                 assert (state["stock"][-1] if state["stock"] else None) == op["card"]
         elif op["op"] == "set":
             pile_at(state, op["pile"])[:] = op["cards"]
+        elif op["op"] == "redeals_left":
+            state["redeals_left"] = op["count"]
         else:
             raise AssertionError(f"unknown op {op}")
     if move == "redeal":
@@ -271,18 +281,91 @@ def test_playouts_replay_from_their_ops(deal_part: dict[str, Any]) -> None:
             assert spec_view(game, table) == after["view"], where
             assert spec_hash(game, seed, after["status"], table) == after["state_hash"], where
             assert after["score"] == sum(len(pile) for pile in view["foundations"]), where
+            if "table" in after:  # the full-table vectors
+                assert table == after["table"], where
             if index < len(playout["moves"]) - 1:
                 assert after["status"] == "playing", where
 
 
 def test_playouts_replay_through_the_engine(deal_part: dict[str, Any]) -> None:
     for playout in deal_part["playouts"]:
-        game = new_game(playout["game"], playout["seed"])
+        timeline = Timeline(new_game(playout["game"], playout["seed"]))
         for move, after in zip(playout["moves"], playout["after"], strict=True):
-            assert move == "resign" or move in game.legal_moves()
-            assert game.play(move) == after["ops"]
-            assert game.view() == after["view"]
-            assert game.state_hash() == after["state_hash"]
+            assert move in ("resign", "undo") or move in timeline.game.legal_moves()
+            assert timeline.play(move) == after["ops"]
+            assert timeline.game.view() == after["view"]
+            assert timeline.game.state_hash() == after["state_hash"]
+
+
+def test_compact_forms_are_the_ops_in_the_v2_patch_form(deal_part: dict[str, Any]) -> None:
+    """WEBSOCKET.md "patch": `o` is the ops with pile codes (an undo's redeals_left op is
+    `r`), `s` and `r` only when they change."""
+    codes = {"reserve": "r", "stock": "s", "waste": "w", "bouquet": "b"}
+
+    def code(address: str) -> str:
+        match = _ADDRESS.fullmatch(address)
+        assert match is not None
+        return codes[match.group(3)] if match.group(3) else match.group(1)[0] + match.group(2)
+
+    for playout in deal_part["playouts"]:
+        status, redeals = "playing", 16 if playout["game"] == "matrimony" else None
+        for move, after in zip(playout["moves"], playout["after"], strict=True):
+            compact = after["compact"]
+            source, _, target = move.partition(">")
+            assert compact["m"] == (f"{code(source)}>{code(target)}" if target else move)
+            expected = []
+            for op in after["ops"]:
+                if op["op"] == "move":
+                    expected.append(["m", code(op["from"]), code(op["to"]), op["card"]])
+                elif op["op"] == "reveal":
+                    expected.append(["r", op["card"]])
+                elif op["op"] == "set":
+                    expected.append(["s", code(op["pile"]), op["cards"]])
+            assert compact["o"] == expected
+            assert compact.get("s") == (after["status"] if after["status"] != status else None)
+            now = after["view"].get("redeals_left")
+            assert compact.get("r") == (now if now != redeals else None)
+            status, redeals = after["status"], now
+
+
+def test_undo_playouts_cover_what_a_client_must_undo(deal_part: dict[str, Any]) -> None:
+    undo = [p for p in deal_part["playouts"] if p["policy"] == "last+undo"]
+    assert sorted(p["game"] for p in undo) == sorted(GAME_NAMES)
+    steps = [(p, i) for p in undo for i, move in enumerate(p["moves"]) if move == "undo"]
+    ops = [op for p, i in steps for op in p["after"][i]["ops"]]
+    assert any(op["op"] == "move" and op["to"] == "stock" for op in ops)
+    assert any(op["op"] == "redeals_left" for op in ops)  # an undone redeal
+    assert any(p["moves"][i - 1] == "redeal" for p, i in steps)
+    assert any(p["moves"][i - 1] == "undo" for p, i in steps)  # undos in a row
+    colorado = next(p for p in undo if p["game"] == "colorado")
+    assert any(
+        op["to"] == "stock"
+        for i, m in enumerate(colorado["moves"])
+        if m == "undo"
+        for op in colorado["after"][i]["ops"]
+    )
+
+
+def test_hash_chain_vectors_follow_audit_md(deal_part: dict[str, Any]) -> None:
+    """AUDIT.md §2: genesis, then one link per move, computed here from the document."""
+
+    def link(*fields: str) -> str:
+        return hashlib.sha256("\n".join(fields).encode("ascii")).hexdigest()
+
+    chained = [p for p in deal_part["playouts"] if "chain" in p]
+    assert len(chained) == len(GAME_NAMES)
+    for playout in chained:
+        game, seed = playout["game"], playout["seed"]
+        deal_hash = spec_hash(game, seed, "playing", spec_deal(game, seed))
+        previous = link("genesis", playout["chain"]["game_id"], game, deal_hash)
+        assert playout["chain"]["genesis"] == previous
+        for version, (move, after) in enumerate(
+            zip(playout["moves"], playout["after"], strict=True), 1
+        ):
+            previous = link(
+                previous, str(version), move, str(after["server_time"]), after["state_hash"]
+            )
+            assert after["hash"] == previous
 
 
 def test_ops_describe_every_change_in_random_games() -> None:

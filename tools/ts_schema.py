@@ -59,6 +59,8 @@ def ts_type(schema: dict[str, Any], indent: str = "") -> str:
         return "number"
     if kinds in ("string", "boolean", "null"):
         return kinds
+    if kinds == "array" and "prefixItems" in schema:  # a tuple of fixed length
+        return "[" + ", ".join(ts_type(item, indent) for item in schema["prefixItems"]) + "]"
     if kinds == "array":
         item = ts_type(schema["items"], indent) if "items" in schema else "unknown"
         return f"Array<{item}>"

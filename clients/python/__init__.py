@@ -5,6 +5,7 @@ See ``clients/python/README.md``.
 """
 
 from clients.python.errors import ApiError, ConnectionLost, MoveRejected, OutOfSync
+from clients.python.hashes import genesis, next_link, state_hash
 from clients.python.ops import apply_ops, expand_ops, move_text, pile_at, score_of
 from clients.python.rest import Client
 from clients.python.state import GameCopy, Gap
@@ -22,7 +23,10 @@ __all__ = [
     "Update",
     "apply_ops",
     "expand_ops",
+    "genesis",
     "move_text",
+    "next_link",
     "pile_at",
     "score_of",
+    "state_hash",
 ]

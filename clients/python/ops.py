@@ -63,6 +63,11 @@ def pile_at(view: dict[str, Any], address: Any) -> list[str]:
 
 def _take_from_stock(view: dict[str, Any], card: Any) -> None:
     stock = view.get("stock")
+    if isinstance(stock, list):  # a full table (DIFF.md §5, "Full tables")
+        if not stock or stock[-1] != card:
+            raise OutOfSync(f"the stock's top is {stock[-1:]}, the op says {card}")
+        stock.pop()
+        return
     if not isinstance(stock, dict) or not stock.get("count", 0) > 0:
         raise OutOfSync("a card leaves an empty stock")
     if "top" in stock:  # Colorado: the face-up top card leaves; the next one is revealed later
@@ -75,6 +80,9 @@ def _take_from_stock(view: dict[str, Any], card: Any) -> None:
 def _put_on_stock(view: dict[str, Any], card: Any) -> None:
     """An ``undo`` puts a card back onto the stock (face down, but Colorado's top)."""
     stock = view.get("stock")
+    if isinstance(stock, list):  # a full table
+        stock.append(card)
+        return
     if not isinstance(stock, dict):
         raise OutOfSync("this game has no stock")
     if "top" in stock:
@@ -83,7 +91,8 @@ def _put_on_stock(view: dict[str, Any], card: Any) -> None:
 
 
 def apply_ops(view: dict[str, Any], ops: list[dict[str, Any]], move: str) -> dict[str, Any]:
-    """The view after a move: ``ops`` applied in order to a copy of ``view``.
+    """The view after a move: ``ops`` applied in order to a copy of ``view`` (or of a full
+    table, whose stock is the list of its cards: DIFF.md §5, "Full tables").
 
     ``view`` itself is never changed, so a failure leaves it intact.  After a ``redeal``
     ``redeals_left`` goes down by one.  Raises :class:`OutOfSync` when an op does not fit
@@ -105,6 +114,9 @@ def apply_ops(view: dict[str, Any], ops: list[dict[str, Any]], move: str) -> dic
                 _put_on_stock(view, op["card"])
             else:
                 pile_at(view, op["to"]).append(op["card"])
+        elif kind == "reveal" and isinstance(view.get("stock"), list):  # a full table
+            if (view["stock"][-1] if view["stock"] else None) != op["card"]:
+                raise OutOfSync(f"the stock's top is not {op['card']}")
         elif kind == "reveal":
             stock = view.get("stock")
             if op.get("pile") != "stock" or not isinstance(stock, dict) or "top" not in stock:

@@ -12,12 +12,19 @@ Shape (see ``protocol/DEALS.md``, ``VIEW.md``, ``DIFF.md`` and ``STATE.md``)::
      "deals": [{"game", "seed", "table", "view", "status", "score", "state_hash",
                 "legal_moves"}, ...],
      "playouts": [{"game", "seed", "policy", "moves": [move texts],
-                   "after": [{"ops", "view", "status", "score", "state_hash"}
+                   "after": [{"ops", "compact", "view", "status", "score", "state_hash"}
                              (one per move)]}, ...]}
 
 A playout starts from the deal of (game, seed) and plays ``moves`` in order; ``after[i]``
 is what the engine reports once ``moves[i]`` is played: the ops ``Game.play`` returned,
-then the client view, status, score and state hash of the new position.
+``compact`` (the same move as the WebSocket v2 patch carries it: ``m``, ``o``, and ``s``,
+``r`` only when they change), then the client view, status, score and state hash of the
+new position.
+
+The ``"last+undo"`` playouts (one per game) also play ``undo`` (``DIFF.md`` §4) and are
+the full-table and hash-chain vectors: each has ``"chain": {"game_id", "genesis"}`` and
+each of its steps also ``table`` (the full table after the move), ``server_time`` and
+``hash`` (the move's link in the hash chain of ``AUDIT.md`` §2 for that game id).
 
 Playout policies say only how the moves were chosen (a replay just plays ``moves``); each
 playout stops after its number of moves (:data:`PLAYOUTS`) or when the game is over:
@@ -27,14 +34,19 @@ playout stops after its number of moves (:data:`PLAYOUTS`) or when the game is o
 * ``"last"``: always the last legal move (``deal``/``redeal`` whenever legal, since
   ``legal_moves()`` lists them last), then ``"resign"`` if the game is still being played;
 * ``"first"``: always the first legal move (card moves before ``deal``/``redeal``);
-* ``"greedy"``: the first legal move to a foundation, else the last legal move.
+* ``"greedy"``: the first legal move to a foundation, else the last legal move;
+* ``"last+undo"``: as ``"last"``, and after the policy's move number ``i`` (0-based) an
+  ``undo`` when ``i % 3 == 2``, two in a row when ``i % 7 == 6`` (as many as there are
+  moves in effect).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from protocol import chain
 from server.rules import GAME_NAMES, GAMES, PLAYING, RESIGN, Game, Move, new_game
+from server.rules.undo import UNDO, Timeline
 
 #: Seeds dealt for every game, followed by ``"vector-<game>"``.
 DEAL_SEEDS: tuple[str, ...] = ("abc", "0", "daily:2026-11-29")
@@ -73,7 +85,18 @@ PLAYOUTS: tuple[tuple[str, str, str, int], ...] = (
     ("balcony", "playout-6", "stride7", 30),
     ("balcony", "playout-last", "last", 30),
     ("balcony", "win-103", "greedy", 200),
+    # Undo: of a deal (a card back onto the stock), of a refill, of a redeal (Matrimony's
+    # stock runs out after 6 deals, then every move is a redeal), undos in a row.
+    ("empress_of_italy", "playout-last", "last+undo", 24),
+    ("colorado", "playout-last", "last+undo", 24),
+    ("gloucestershire", "playout-3", "last+undo", 24),
+    ("matrimony", "playout-last", "last+undo", 24),
+    ("balcony", "playout-last", "last+undo", 24),
 )
+#: The hash-chain vectors: the game id of each ``"last+undo"`` playout, and the server time
+#: of its move ``i`` (the first, then one second apart).
+CHAIN_GAME_ID = "g_vectors_{game}"
+CHAIN_FIRST_TIME = 1795980677456
 STRIDE = 7
 
 
@@ -87,6 +110,8 @@ def choose_move(policy: str, step: int, legal: list[Move]) -> Move:
         return legal[0]
     if policy == "greedy":
         return next((move for move in legal if ">foundation[" in move), legal[-1])
+    if policy == "last+undo":
+        return legal[-1]
     raise ValueError(f"unknown policy {policy!r}")
 
 
@@ -118,9 +143,26 @@ def deal_vector(name: str, seed: str) -> dict[str, Any]:
     }
 
 
-def _after(game: Game, ops: list[dict[str, Any]]) -> dict[str, Any]:
+def compact_form(move: str, ops: list[dict[str, Any]], before: Game, game: Game) -> dict[str, Any]:
+    """The move as a v2 patch carries it, without ``g`` and ``v`` (``WEBSOCKET.md``)."""
+    # Imported here: server.patches imports this package.
+    from server.patches import compact_move, compact_op
+
+    compact: dict[str, Any] = {
+        "m": compact_move(move),
+        "o": [compact_op(op) for op in ops if op["op"] != "redeals_left"],
+    }
+    if game.status != before.status:
+        compact["s"] = game.status
+    if game.redeals_left != before.redeals_left:
+        compact["r"] = game.redeals_left
+    return compact
+
+
+def _after(move: str, ops: list[dict[str, Any]], before: Game, game: Game) -> dict[str, Any]:
     return {
         "ops": ops,
+        "compact": compact_form(move, ops, before, game),
         "view": game.view(),
         "status": game.status,
         "score": game.score,
@@ -130,22 +172,45 @@ def _after(game: Game, ops: list[dict[str, Any]]) -> dict[str, Any]:
 
 def playout_vector(name: str, seed: str, policy: str, limit: int) -> dict[str, Any]:
     """Play ``name`` from ``seed``, at most ``limit`` moves chosen by ``policy``."""
-    game = new_game(name, seed)
+    timeline = Timeline(new_game(name, seed))
     moves: list[str] = []
     after: list[dict[str, Any]] = []
+
+    def play(move: str) -> None:
+        before = type(timeline.game).from_bytes(timeline.game.to_bytes())
+        ops = timeline.play(move)
+        moves.append(move)
+        after.append(_after(move, ops, before, timeline.game))
+
     for step in range(limit):
-        legal = game.legal_moves()
+        legal = timeline.game.legal_moves()
         if not legal:
             break
-        move = choose_move(policy, step, legal)
-        ops = game.play(move)
-        moves.append(str(move))
-        after.append(_after(game, ops))
-    if policy == "last" and game.status == PLAYING:
-        ops = game.play(RESIGN)
-        moves.append(str(RESIGN))
-        after.append(_after(game, ops))
-    return {"game": name, "seed": seed, "policy": policy, "moves": moves, "after": after}
+        play(str(choose_move(policy, step, legal)))
+        if policy == "last+undo":
+            undos = 2 if step % 7 == 6 else 1 if step % 3 == 2 else 0
+            for _ in range(min(undos, timeline.undoable)):
+                play(UNDO)
+    if policy in ("last", "last+undo") and timeline.game.status == PLAYING:
+        play(str(RESIGN))
+    vector = {"game": name, "seed": seed, "policy": policy, "moves": moves, "after": after}
+    if policy == "last+undo":
+        _add_table_and_chain(vector)
+    return vector
+
+
+def _add_table_and_chain(vector: dict[str, Any]) -> None:
+    """The full table after each step, and the hash chain of the moves (``AUDIT.md``)."""
+    name, seed = vector["game"], vector["seed"]
+    game_id = CHAIN_GAME_ID.format(game=name)
+    link = chain.genesis(game_id, name, new_game(name, seed).state_hash())
+    vector["chain"] = {"game_id": game_id, "genesis": link}
+    timeline = Timeline(new_game(name, seed))
+    for index, (move, step) in enumerate(zip(vector["moves"], vector["after"], strict=True)):
+        timeline.play(move)
+        server_time = CHAIN_FIRST_TIME + 1000 * index
+        link = chain.next_link(link, index + 1, move, server_time, step["state_hash"])
+        step.update(table=timeline.game.table(), server_time=server_time, hash=link)
 
 
 def build_deal_vectors() -> dict[str, Any]:

@@ -8,7 +8,18 @@ from typing import Any
 
 import pytest
 
-from clients.python import GameCopy, Gap, OutOfSync, apply_ops, expand_ops, move_text, score_of
+from clients.python import (
+    GameCopy,
+    Gap,
+    OutOfSync,
+    apply_ops,
+    expand_ops,
+    genesis,
+    move_text,
+    next_link,
+    score_of,
+    state_hash,
+)
 from server.rules import new_game
 
 VECTORS = Path(__file__).resolve().parents[2] / "protocol" / "vectors.json"
@@ -27,6 +38,69 @@ def test_ops_of_every_playout_rebuild_its_views(playout: dict[str, Any]) -> None
         assert new_view == after["view"], move
         assert score_of(new_view) == after["score"]
         view = new_view
+
+
+@pytest.mark.parametrize(
+    "playout", PLAYOUTS, ids=[f"{p['game']}-{p['seed']}-{i}" for i, p in enumerate(PLAYOUTS)]
+)
+def test_compact_forms_of_every_playout_keep_a_game_copy_exact(playout: dict[str, Any]) -> None:
+    """The vectors' ``compact`` forms, fed to a GameCopy as v2 ``patch`` frames."""
+    copy = GameCopy("g")
+    copy.on_message(
+        {
+            "type": "subscribed",
+            "game_id": "g",
+            "role": "spectator",
+            "version": 0,
+            "legal_moves": None,
+        }
+    )
+    game = new_game(playout["game"], playout["seed"])
+    copy.on_message(
+        {
+            "type": "snapshot",
+            "game_id": "g",
+            "snapshot": {
+                "id": "g",
+                "game": game.name,
+                "version": 0,
+                "status": game.status,
+                "score": game.score,
+                "view": game.view(),
+                "legal_moves": None,
+                "daily": None,
+                "assisted": False,
+            },
+        }
+    )
+    for version, after in enumerate(playout["after"], 1):
+        assert copy.on_message({"type": "patch", "g": "g", "v": version, **after["compact"]})
+        assert (copy.view, copy.status, copy.score) == (
+            after["view"],
+            after["status"],
+            after["score"],
+        )
+
+
+CHAINED = [p for p in PLAYOUTS if "chain" in p]
+
+
+@pytest.mark.parametrize("playout", CHAINED, ids=[p["game"] for p in CHAINED])
+def test_full_tables_state_hashes_and_chain_of_the_undo_playouts(playout: dict[str, Any]) -> None:
+    """Full-table mode (DIFF.md §5): the ops replayed on the full table give each step's
+    table and state hash; the links of the hash chain follow (AUDIT.md §2)."""
+    game = new_game(playout["game"], playout["seed"])
+    table = game.table()
+    link = genesis(playout["chain"]["game_id"], game.name, game.state_hash())
+    assert link == playout["chain"]["genesis"]
+    steps = zip(playout["moves"], playout["after"], strict=True)
+    for version, (move, after) in enumerate(steps, 1):
+        table = apply_ops(table, after["ops"], move)
+        assert table == after["table"], move
+        digest = state_hash(game.name, playout["seed"], after["status"], table)
+        assert digest == after["state_hash"]
+        link = next_link(link, version, move, after["server_time"], digest)
+        assert link == after["hash"]
 
 
 def balcony_view() -> dict[str, Any]:

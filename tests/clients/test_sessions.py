@@ -14,6 +14,7 @@ import pytest
 from clients.python import GameCopy
 from server.rules import GAME_NAMES
 from server.testing import serve
+from server.ws_schema import CLIENT_SCHEMAS, SERVER_SCHEMAS
 from tools.sessions.record import FORMAT, record
 
 SESSIONS = Path(__file__).resolve().parents[2] / "protocol" / "sessions"
@@ -86,6 +87,10 @@ def test_sessions_show_what_they_promise(game: str) -> None:
         assert any(op[0] == "r" for p in patches for op in p["o"])
     assert [e["dir"] for e in events].count("connect") == 2
     assert any(m["type"] == "subscribe" and "version" in m for m in sent)
+    assert moves.count("undo") == 2
+    # Every message type occurs (the examples of /asyncapi.json come from these frames).
+    assert {m["type"] for m in sent} == set(CLIENT_SCHEMAS)
+    assert {m["type"] for m in received} == set(SERVER_SCHEMAS)
 
 
 def canonical(document: dict[str, Any]) -> list[Any]:

@@ -32,6 +32,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from server import redisconn, schema
 from server.app import create_app
+from server.asyncapi import asyncapi_document
 from server.config import Settings
 from server.errors import ApiError
 from server.openapi import SCHEMAS
@@ -237,24 +238,34 @@ def api(http: httpx.AsyncClient) -> Api:
 # -- WebSocket ------------------------------------------------------------------------
 
 
-def inline_refs(node: Any) -> Any:
-    """``node`` with each ``$ref`` to a component replaced by the component (what
-    ``server/schema.py`` checks against has no references)."""
+def inline_refs(node: Any, schemas: dict[str, Any] = SCHEMAS) -> Any:
+    """``node`` with each ``$ref`` to a component of ``schemas`` replaced by the component
+    (what ``server/schema.py`` checks against has no references)."""
     if isinstance(node, list):
-        return [inline_refs(item) for item in node]
+        return [inline_refs(item, schemas) for item in node]
     if not isinstance(node, dict):
         return node
     if "$ref" in node:
-        return inline_refs(SCHEMAS[node["$ref"].removeprefix("#/components/schemas/")])
-    return {key: inline_refs(value) for key, value in node.items()}
+        return inline_refs(schemas[node["$ref"].removeprefix("#/components/schemas/")], schemas)
+    return {key: inline_refs(value, schemas) for key, value in node.items()}
 
 
-#: The schema of each server message, by its type (server/ws_schema.py).
-FRAME_SCHEMAS = {kind: inline_refs(SCHEMAS[name]) for kind, name in SERVER_SCHEMAS.items()}
+def _payloads() -> dict[str, Any]:
+    """The payload schema of each server message of the AsyncAPI document, by type."""
+    components = asyncapi_document()["components"]
+    return {
+        kind: inline_refs(components["messages"][kind]["payload"], components["schemas"])
+        for kind in SERVER_SCHEMAS
+    }
+
+
+#: The schema of each server message, by its type, as ``/asyncapi.json`` publishes it
+#: (generated from server/ws_schema.py): every frame a test receives is checked.
+FRAME_SCHEMAS = _payloads()
 
 
 def check_frame(message: Any) -> None:
-    """Fail unless ``message`` is a server message valid under its schema."""
+    """Fail unless ``message`` is a server message valid under its AsyncAPI schema."""
     assert isinstance(message, dict) and message.get("type") in FRAME_SCHEMAS, message
     try:
         schema.check(message, FRAME_SCHEMAS[message["type"]])

@@ -40,6 +40,8 @@ STALE_AT = 7
 #: Before this step's move, UNDOS undos in a row take back the last moves.
 UNDO_AT = 15
 UNDOS = 2
+#: A game id no game has (the recorded error frame: unknown_game).
+UNKNOWN_GAME = "g_no_such_game"
 PLACEHOLDERS = {
     "<game_id>": "the game's id (g_…), which the server draws at random",
     "<player_id>": "the player's id (p_…), drawn at random",
@@ -349,6 +351,13 @@ class Recorder:
             assert reply["type"] == "accepted", reply
             reply = await self.move("deal")
             assert reply["type"] == "rejected" and reply["code"] == "game_over", reply
+            # The last message types, so that every one has a recorded frame: an error
+            # (a game that does not exist) and an unsubscribe.
+            await self.send({"type": "subscribe", "game_id": UNKNOWN_GAME})
+            error = await self.recv_until(lambda m: m["type"] == "error")
+            assert error["code"] == "unknown_game", error
+            await self.send({"type": "unsubscribe", "game_id": self.session.game_id})
+            await self.recv_until(lambda m: m["type"] == "unsubscribed")
             await self.disconnect()
         return self.session.document()
 

@@ -58,16 +58,22 @@ export type Snapshot = {
   assisted: boolean;
 };
 
-/** protocol/WEBSOCKET.md, message 'patch' */
+/** a move's patch as REST's move answer carries it: the long form (protocol/DIFF.md §3-4; WebSocket v2 sends the same ops compact, WsCompactPatch) */
 export type Patch = {
   type: "patch";
   game_id: string;
+  /** the version before the move */
   from: number;
+  /** the version the move produced */
   to: number;
+  /** the move text in normal form */
   move: string;
-  ops: Array<Record<string, unknown>>;
-  status: string;
+  /** in order */
+  ops: Array<Op>;
+  status: "playing" | "won" | "stuck" | "resigned";
+  /** cards on the foundations */
   score: number;
+  /** Matrimony only */
   redeals_left?: number;
 };
 
@@ -248,6 +254,52 @@ export type AuditRequest = {
   game_id: string;
 };
 
+/** the top card of 'from' goes onto 'to' (from 'stock': it is face up now) */
+export type OpMove = {
+  op: "move";
+  /** a pile address (DIFF.md §1): foundation[i], tableau[i], reserve, ... */
+  from: string;
+  /** a pile address (DIFF.md §1): foundation[i], tableau[i], reserve, ... */
+  to: string;
+  card: string;
+};
+
+/** Colorado: the stock's new face-up top card, null once it is empty */
+export type OpReveal = {
+  op: "reveal";
+  pile: "stock";
+  card: string | null;
+};
+
+/** the pile's full new content, bottom first (a redeal, an undo) */
+export type OpSet = {
+  op: "set";
+  /** a pile address (DIFF.md §1): foundation[i], tableau[i], reserve, ... */
+  pile: string;
+  cards: Array<string>;
+};
+
+/** Matrimony, in the undo of a redeal: redeals_left becomes count */
+export type OpRedealsLeft = {
+  op: "redeals_left";
+  count: number;
+};
+
+/** an op (DIFF.md §3) */
+export type Op = OpMove | OpReveal | OpSet | OpRedealsLeft;
+
+/** op move: ['m', from, to, card] */
+export type CompactOpMove = ["m", string, string, string];
+
+/** op reveal of Colorado's stock: ['r', card or null] */
+export type CompactOpReveal = ["r", string | null];
+
+/** op set: ['s', pile, [cards, bottom first]] */
+export type CompactOpSet = ["s", string, Array<string>];
+
+/** a compact op of a v2 patch (WEBSOCKET.md, 'patch') */
+export type CompactOp = CompactOpMove | CompactOpReveal | CompactOpSet;
+
 /** a patch message without its type, as 'accepted' carries it */
 export type WsCompactPatch = {
   /** the game's id */
@@ -256,8 +308,8 @@ export type WsCompactPatch = {
   v: number;
   /** the compact move text ('t3>f0', 'deal', 'undo', …) */
   m: string;
-  /** the ops in order: ['m', from, to, card], ['r', card | null] or ['s', pile, [cards]] */
-  o: Array<Array<unknown>>;
+  /** the ops in order (DIFF.md §3-4); an undo's redeals_left is 'r' */
+  o: Array<CompactOp>;
   /** the new status, only when it changed */
   s?: "playing" | "won" | "stuck" | "resigned";
   /** Matrimony's redeals_left, only when it changed */
@@ -327,8 +379,8 @@ export type WsPatch = {
   v: number;
   /** the compact move text ('t3>f0', 'deal', 'undo', …) */
   m: string;
-  /** the ops in order: ['m', from, to, card], ['r', card | null] or ['s', pile, [cards]] */
-  o: Array<Array<unknown>>;
+  /** the ops in order (DIFF.md §3-4); an undo's redeals_left is 'r' */
+  o: Array<CompactOp>;
   /** the new status, only when it changed */
   s?: "playing" | "won" | "stuck" | "resigned";
   /** Matrimony's redeals_left, only when it changed */
@@ -487,6 +539,11 @@ export interface Operations {
   };
   /** This document */
   "GET /openapi.json": {
+    response: void;
+    auth: "none";
+  };
+  /** The AsyncAPI 3 document of the WebSocket protocol /v2/ws */
+  "GET /asyncapi.json": {
     response: void;
     auth: "none";
   };

@@ -31,3 +31,13 @@ export function canonicalJson(value: unknown): string {
 export function stateHash(game: string, seed: string, status: string, table: Table): string {
   return sha256Hex(canonicalJson({ game, seed, status, table }));
 }
+
+/** The genesis link of a game's hash chain (AUDIT.md §2): dealHash is the state hash of the deal. */
+export function genesisLink(gameId: string, game: string, dealHash: string): string {
+  return sha256Hex(['genesis', gameId, game, dealHash].join('\n'));
+}
+
+/** The link of the move that made `version` (AUDIT.md §2), from the link before it. */
+export function nextLink(previous: string, version: number, move: string, serverTime: number, stateHash: string): string {
+  return sha256Hex([previous, String(version), move, String(serverTime), stateHash].join('\n'));
+}

@@ -3,6 +3,7 @@
 // WebSocket protocol v2 (protocol/WEBSOCKET.md). No rules here: the server decides.
 
 import { type GameName, type Table, dealTable, gameLayout } from './deals.js';
+import type { CompactOp, Op } from './schema.js';
 
 /** The stock as a client sees it: a count, plus the face-up top card in Colorado. */
 export interface StockView {
@@ -22,15 +23,10 @@ export interface View {
   redeals_left?: number;
 }
 
-/** An op of DIFF.md §3 (long form, as in protocol/vectors.json). */
-export type Op =
-  | { op: 'move'; from: string; to: string; card: string }
-  | { op: 'reveal'; pile: 'stock'; card: string | null }
-  | { op: 'set'; pile: string; cards: string[] }
-  | { op: 'redeals_left'; count: number };
-
-/** A compact op of the protocol v2: move, reveal (Colorado's stock top) or set. */
-export type CompactOp = ['m', string, string, string] | ['r', string | null] | ['s', string, string[]];
+/** An op of DIFF.md §3 (long form, as in protocol/vectors.json), and the compact op of the
+ * protocol v2 (move, reveal of Colorado's stock top, set): generated from the server's
+ * schemas (schema.ts). */
+export type { CompactOp, Op };
 
 /** Thrown when an op does not fit the local view: the client must ask for the full view. */
 export class OutOfSync extends Error {

@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import {
-  GAMES, GAME_NAMES, OutOfSync, applyOps, dealIds, dealTable, dealView, pileAt, scoreOf, stateHash, viewOfTable,
+  GAMES, GAME_NAMES, OutOfSync, applyCompact, applyOps, dealIds, dealTable, dealView, genesisLink, nextLink,
+  pileAt, scoreOf, stateHash, viewOfTable,
 } from '../dist/index.js';
 
 const vectors = JSON.parse(readFileSync(new URL('../../../protocol/vectors.json', import.meta.url), 'utf8'));
@@ -76,9 +77,42 @@ for (const p of playouts) {
       assert.equal(scoreOf(view), step.score, `score after move ${i}`);
       assert.equal(stateHash(p.game, p.seed, step.status, table), step.state_hash, `state hash after move ${i}`);
       if (i < p.moves.length - 1) assert.equal(step.status, 'playing', `only the last move may end the game`);
+      if (step.table !== undefined) assert.deepEqual(table, step.table, `full table after move ${i} (${move})`);
     });
   });
+
+  test(`playout ${p.game} ${JSON.stringify(p.seed)} (${p.policy}): compact forms`, () => {
+    // The v2 patch of each move (WEBSOCKET.md), applied as a client applies a patch frame.
+    const view = dealView(p.game, p.seed);
+    let status = 'playing';
+    p.after.forEach((step, i) => {
+      applyCompact(view, step.compact);
+      if (step.compact.s !== undefined) status = step.compact.s;
+      assert.deepEqual(view, step.view, `view after compact move ${i} (${p.moves[i]})`);
+      assert.equal(status, step.status, `status after compact move ${i}`);
+    });
+  });
+
+  if (p.chain !== undefined) {
+    test(`playout ${p.game} ${JSON.stringify(p.seed)} (${p.policy}): hash chain`, () => {
+      let link = genesisLink(p.chain.game_id, p.game, stateHash(p.game, p.seed, 'playing', dealTable(p.game, p.seed)));
+      assert.equal(link, p.chain.genesis);
+      p.after.forEach((step, i) => {
+        link = nextLink(link, i + 1, p.moves[i], step.server_time, step.state_hash);
+        assert.equal(link, step.hash, `link of version ${i + 1}`);
+      });
+    });
+  }
 }
+
+test('the vectors have undo steps: back onto the stock, an undone redeal, undos in a row', () => {
+  const undo = playouts.filter((p) => p.policy === 'last+undo');
+  assert.deepEqual(undo.map((p) => p.game).sort(), [...GAME_NAMES].sort());
+  const ops = undo.flatMap((p) => p.after.filter((_, i) => p.moves[i] === 'undo').flatMap((s) => s.ops));
+  assert.ok(ops.some((op) => op.op === 'move' && op.to === 'stock'));
+  assert.ok(ops.some((op) => op.op === 'redeals_left'));
+  assert.ok(undo.every((p) => p.chain !== undefined && p.after.every((s) => s.table !== undefined)));
+});
 
 test('the playouts cover every kind of op and ending', () => {
   const seen = new Set();
