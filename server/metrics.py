@@ -77,6 +77,12 @@ REDIS_ERRORS = Counter(
 RATE_LIMITED = Counter(
     "solitaire_rate_limited_total", "Requests and messages refused by a rate limit", ["kind"]
 )
+UNHANDLED_EXCEPTIONS = Counter(
+    "solitaire_unhandled_exceptions_total",
+    "Exceptions no handler expected, by where they were caught (a logger's name, or a "
+    "part of the server that survives them: hub)",
+    ["location"],
+)
 AUDIT_QUEUE = Gauge(
     "solitaire_audit_queue",
     "Audits waiting for or running in the pool",
@@ -151,6 +157,11 @@ def rate_limited(kind: str) -> None:
 def audit_queue(delta: int) -> None:
     """The audit queue grew (+1) or shrank (-1)."""
     AUDIT_QUEUE.inc(delta)
+
+
+def unhandled_exception(location: str) -> None:
+    """One exception nothing expected, caught at ``location`` (from a fixed set)."""
+    count(child(UNHANDLED_EXCEPTIONS, location))
 
 
 def patches_fanned_out(number: int) -> None:
