@@ -285,6 +285,8 @@ class Settings:
     max_header_bytes: int = 64 * 1024
     #: Seconds a client has to send a whole request head.
     header_timeout: float = 10.0
+    #: Seconds a client has to send a whole request body, from the end of its head.
+    body_timeout: float = 30.0
     #: The solver's budget for choosing the dailies.
     daily: DailySelection = DailySelection()
 
@@ -298,6 +300,8 @@ class Settings:
             raise ValueError("the request head limit is at least 1024 bytes")
         if self.header_timeout <= 0:
             raise ValueError("the request head timeout is a positive number of seconds")
+        if self.body_timeout <= 0:
+            raise ValueError("the request body timeout is a positive number of seconds")
         if self.durability not in DURABILITY_LEVELS:
             raise ValueError(f"durability is one of {', '.join(DURABILITY_LEVELS)}")
         if self.ws_compression not in WS_COMPRESSION_MODES:
@@ -333,6 +337,7 @@ class Settings:
             "player_idle_ttl": int(os.environ.get("PLAYER_IDLE_TTL", cls.player_idle_ttl)),
             "max_header_bytes": int(os.environ.get("MAX_HEADER_BYTES", cls.max_header_bytes)),
             "header_timeout": float(os.environ.get("HEADER_TIMEOUT", cls.header_timeout)),
+            "body_timeout": float(os.environ.get("BODY_TIMEOUT", cls.body_timeout)),
             "daily": daily_selection_from_environment(),
         }
 
@@ -469,6 +474,13 @@ class Settings:
             default=defaults.header_timeout,
             help="seconds to receive a whole request head (HEADER_TIMEOUT; default 10)",
         )
+        parser.add_argument(
+            "--body-timeout",
+            type=float,
+            default=defaults.body_timeout,
+            help="seconds to receive a whole request body once its head is in "
+            "(BODY_TIMEOUT; default 30)",
+        )
         for name, (flag, env, text) in DAILY_OPTIONS.items():
             parser.add_argument(
                 flag,
@@ -507,6 +519,7 @@ class Settings:
                 player_idle_ttl=args.player_idle_ttl,
                 max_header_bytes=args.max_header_bytes,
                 header_timeout=args.header_timeout,
+                body_timeout=args.body_timeout,
                 daily=selection,
             )
         except ValueError as error:  # a weak secret, or a setting that needs another
@@ -538,6 +551,7 @@ class Settings:
             "PLAYER_IDLE_TTL": str(self.player_idle_ttl),
             "MAX_HEADER_BYTES": str(self.max_header_bytes),
             "HEADER_TIMEOUT": str(self.header_timeout),
+            "BODY_TIMEOUT": str(self.body_timeout),
             **{env: str(getattr(self.daily, name)) for name, (_, env, _) in DAILY_OPTIONS.items()},
         }
 
