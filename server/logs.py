@@ -2,9 +2,10 @@
 the request or WebSocket connection it belongs to; tokens are scrubbed from every line.
 
 ``RequestIds`` (middleware) takes the request id from ``X-Request-Id`` when it is a
-plain short identifier (:data:`REQUEST_ID`), else makes one (the given one is not logged), echoes it on the response, and keeps it in a
-context variable that :class:`ContextFilter` adds to every record logged meanwhile (the
-tasks a connection starts inherit it).  The server never logs request bodies, headers
+plain short identifier (:data:`REQUEST_ID`), else makes one (the given one is not
+logged), echoes it on the response, and keeps it in a context variable that
+:class:`ContextFilter` adds to every record logged meanwhile (the tasks a connection
+starts inherit it).  The server never logs request bodies, headers
 or WebSocket frames; the scrubber is the second line of defence for tokens.
 """
 
