@@ -285,7 +285,11 @@ async def run(args: argparse.Namespace) -> bool:
     client = Redis.from_url(server.url, socket_timeout=30)
     try:
         clock = FakeClock(random.Random(1))
-        service = GameService(Store(client), b"benchmark-secret-of-at-least-32-bytes", clock=clock)
+        service = GameService(
+            Store(client),
+            b"ab33d2c8073c438b6bc7f5fcdb25412c686f38fe5f3879b19caab5898200a922",
+            clock=clock,
+        )
         game_id = await long_game(service, clock)
         audits = await bench_audits(service, game_id, args.audits)
         reads = await bench_reads(client, args.entries, args.reads)

@@ -48,7 +48,7 @@ from server.testing import RedisProcess, free_port
 TARGET_RATIO = 2.0
 START_TIMEOUT = 20.0
 #: The server secret of the run (at least 32 bytes).
-SECRET = "audit-flood-secret-of-at-least-32-bytes"
+SECRET = "9d4231572a6457786a866f5d12a3db7d30450f2dc86b33fa24936ff4988923c6"
 
 
 def percentile(values: list[float], fraction: float) -> float:

@@ -53,7 +53,7 @@ from server.testing import RedisProcess, free_port
 from server.wstransport import protocol_path
 
 START_TIMEOUT = 60.0
-SECRET = "connections-benchmark-secret-of-at-least-32-bytes"
+SECRET = "c55978c45e381953ce0c448ce42230baaa556a4b2060aecd377226fe261c7239"
 WS_PATH = "/v2/ws"
 #: What Chrome and Firefox offer.
 BROWSER_EXTENSIONS = "permessage-deflate; client_max_window_bits"

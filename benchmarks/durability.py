@@ -28,7 +28,7 @@ from server.store import Store
 from server.testing import RedisClusterProcesses, RedisProcess
 
 GAME = "empress_of_italy"
-SECRET = b"durability-benchmark-secret-of-32-bytes"
+SECRET = b"26e4a72d53dca15eac94f58e1b66bdc54d35194011f39fb2fc80dc63a2bdaeb7"
 SETTINGS = (("standalone", False, False), ("cluster", True, False), ("cluster+replica", True, True))
 
 

@@ -60,7 +60,7 @@ from server.testing import START_TIMEOUT, free_port
 FAULTS = ("kill-worker", "restart-redis", "kill-redis", "restart-server")
 #: Refusals after which the same move (same move_id) is sent again.
 RETRY_CODES = {"store_unavailable", "internal", "rate_limited"}
-SECRET = "faults-campaign-secret-0123456789abcdef"
+SECRET = "31718fdc2fc065ba7866818ebbc43785eff0436f559f9e3d2a4ba3cbf230c319"
 
 
 @dataclass

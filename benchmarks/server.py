@@ -1298,7 +1298,7 @@ def measure(
             f"redis://{HOST}:{redis_port}/0"
             + (f"?{args.server_redis}" if args.server_redis else ""),
             "--secret",
-            "benchmark-secret-of-at-least-32-bytes",
+            "6b618459e8ca9573a83cfe5d0ec2c14ef8b64fceb473c9e8dcc02bf2fc29478d",
             "--workers",
             str(args.workers),
             "--log-level",

@@ -54,7 +54,7 @@ SEEDS = {
     "gloucestershire": "web-28",
     "matrimony": "web-1",
 }
-SECRET = "web-benchmark-secret-of-at-least-32-bytes"
+SECRET = "c25df1b4599bcda8b40ee1712fe57739861dc04a02b93ef3f57bfafa0f5c0ad9"
 SIDE_PILES = ("stock", "reserve", "waste", "bouquet")
 
 

@@ -18,7 +18,7 @@ from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Match, Mount, NoMatchFound, Route
 from starlette.staticfiles import StaticFiles
@@ -181,6 +181,16 @@ def allowed_methods(request: Request, headers: Mapping[str, str]) -> str:
     return ", ".join(sorted(methods))
 
 
+#: The status logged for a request whose client left before the answer (nginx's).
+CLIENT_CLOSED = 499
+
+
+async def client_gone(request: Request, error: Exception) -> Response:
+    """The client closed its connection mid-body (or ``server.http`` gave its body up): an
+    ordinary event, for the access line alone; the answer goes nowhere."""
+    return Response(status_code=CLIENT_CLOSED)
+
+
 async def internal_error(request: Request, error: Exception) -> Response:
     log.exception("unexpected error", exc_info=error)
     body = {"code": "internal", "message": "an unexpected server error"}
@@ -305,6 +315,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        metrics.count_logged_exceptions()
         client: Any = redis
         if client is None and settings.redis_url:
             client = connect(settings.redis_url, settings.redis_cluster)
@@ -370,6 +381,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
             RedisError: store_error,
             OSError: store_error,
             HTTPException: http_error,
+            ClientDisconnect: client_gone,
             Exception: internal_error,
         },
     )

@@ -21,6 +21,16 @@ game on the wrong shard (a failover promoted a replica), the hub re-learns the
 cluster's layout, subscribes each game on the shard that owns it now, enters
 this process in the game's watcher set again, and tells the sockets watching
 the game to resync from Redis, so nothing published meanwhile is lost.
+
+Each shard's connection has one reader, the shard's own task (:meth:`Hub._run`):
+commands on it (``SSUBSCRIBE``, ``SUNSUBSCRIBE``, a ``PING``) are only written, from
+whichever task needs them (:meth:`Hub._send`), never read back there, and never
+reconnect it.  redis-py's own health check is off on these connections (it sent a PING
+and read its answer from the subscribing task while the listener was reading: "read()
+called while another coroutine is already waiting"); the listener checks the
+connection itself, with a PING after :data:`server.redisconn.HEALTH_CHECK_INTERVAL`
+seconds without a message, whose answer it reads like any other.  Routing subscribes
+through the listener instead would make each one wait for the listener's read to end.
 """
 
 from __future__ import annotations
@@ -35,9 +45,10 @@ from typing import Any
 
 import msgpack
 from redis.crc import key_slot
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
-from server import metrics, store
+from server import metrics, redisconn, store
 from server.redisconn import RedisNodes, stop_task
 
 log = logging.getLogger("server.hub")
@@ -147,10 +158,9 @@ class Hub:
             if shard is not None:
                 shard.games.discard(game_id)
                 shard.confirming.pop(store.channel(game_id), None)
-                if shard.pubsub is not None:
-                    # On failure the reconnect subscribes to live games only.
-                    with contextlib.suppress(RedisError, OSError):
-                        await shard.pubsub.sunsubscribe(store.channel(game_id))
+                # On failure the reconnect subscribes to live games only.
+                with contextlib.suppress(RedisError, OSError):
+                    await self._send(shard, "SUNSUBSCRIBE", store.channel(game_id))
 
     async def _attach(self, game_id: str) -> None:
         """Subscribe ``game_id`` on the shard owning its slot (now, or when that shard
@@ -166,12 +176,11 @@ class Hub:
         shard.games.add(game_id)
         self._shard_of[game_id] = shard
         confirmed = shard.confirming.setdefault(channel, asyncio.get_running_loop().create_future())
-        if shard.pubsub is not None:
-            try:
-                await shard.pubsub.ssubscribe(channel)
-            except (RedisError, OSError) as error:
-                # The shard's own loop sees the broken connection and reroutes.
-                log.warning("subscribing %s on %s failed (%s)", game_id, name, error)
+        try:
+            await self._send(shard, "SSUBSCRIBE", channel)
+        except (RedisError, OSError) as error:
+            # The shard's own loop sees the broken connection, reconnects and subscribes.
+            log.warning("subscribing %s on %s failed (%s)", game_id, name, error)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(confirmed), SUBSCRIBE_CONFIRM_WAIT)
         # Subscribed first, entered second, read (by the watcher) third: a move stored
@@ -230,13 +239,17 @@ class Hub:
         self._resync(entered)
 
     async def _run(self, shard: Shard) -> None:
+        """Connect the shard, subscribe its games, and read its connection (this task
+        alone reads it) until the hub stops; reconnect after any failure."""
         delay = 0.1
         while not self._stopping:
             try:
-                shard.pubsub = shard.client.pubsub()
+                pubsub = shard.client.pubsub()
+                await pubsub.connect()
+                shard.pubsub = pubsub
                 games = list(shard.games)
                 for channels in channels_by_slot(games):
-                    await shard.pubsub.ssubscribe(*channels)
+                    await self._send(shard, "SSUBSCRIBE", *channels)
                 # A Redis that restarted (or a replica promoted before it had them) may
                 # have lost this process's entries: without them nothing is published to
                 # it until the next renewal.
@@ -246,8 +259,12 @@ class Hub:
                 await self._listen(shard)
             except asyncio.CancelledError:
                 raise
-            except (RedisError, OSError) as error:
-                log.warning("pub/sub shard %s lost (%s); reconnecting", shard.name, error)
+            except Exception as error:  # noqa: BLE001 - the shard must outlive any failure
+                if isinstance(error, RedisError | OSError):
+                    log.warning("pub/sub shard %s lost (%s); reconnecting", shard.name, error)
+                else:
+                    # Not expected (counted in /metrics), but the games still need a listener.
+                    log.exception("pub/sub shard %s failed; reconnecting", shard.name)
                 await self._close(shard)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, MAX_RECONNECT_DELAY)
@@ -256,13 +273,31 @@ class Hub:
                     del self._shards[shard.name]
                     return
 
+    @staticmethod
+    async def _send(shard: Shard, *command: str) -> None:
+        """Write ``command`` on the shard's connection, if it is up; its reply is read by
+        the shard's task.  It neither reads nor reconnects (the shard's task does both)."""
+        connection = shard.pubsub.connection if shard.pubsub is not None else None
+        if connection is not None and connection.is_connected:
+            await connection.send_command(*command, check_health=False)
+
     async def _listen(self, shard: Shard) -> None:
+        pinged = False
         while True:
-            message = await shard.pubsub.get_message(timeout=5.0)
+            message = await shard.pubsub.get_message(timeout=redisconn.HEALTH_CHECK_INTERVAL)
             if message is None:
+                # Quiet for an interval: the connection may be dead without a word (a
+                # peer or a link gone); a PING's answer says it is not.
+                if pinged:
+                    raise RedisConnectionError(f"no answer to PING on {shard.name}")
+                await self._send(shard, "PING")
+                pinged = True
                 continue
+            pinged = False
             kind = message["type"]
             kind = kind.decode() if isinstance(kind, bytes) else kind
+            if kind == "pong":
+                continue
             channel = message["channel"]
             channel = channel.decode() if isinstance(channel, bytes) else channel
             game_id = store.game_id_of_channel(channel)
@@ -302,9 +337,8 @@ class Hub:
             if name == shard.name:
                 continue
             shard.games.discard(game_id)
-            if shard.pubsub is not None:
-                with contextlib.suppress(RedisError, OSError):
-                    await shard.pubsub.sunsubscribe(store.channel(game_id))
+            with contextlib.suppress(RedisError, OSError):
+                await self._send(shard, "SUNSUBSCRIBE", store.channel(game_id))
             await self._attach(game_id)
             self._resync([game_id])
 

@@ -2,9 +2,10 @@
 the request or WebSocket connection it belongs to; tokens are scrubbed from every line.
 
 ``RequestIds`` (middleware) takes the request id from ``X-Request-Id`` when it is a
-plain short identifier, else makes one, echoes it on the response, and keeps it in a
-context variable that :class:`ContextFilter` adds to every record logged meanwhile (the
-tasks a connection starts inherit it).  The server never logs request bodies, headers
+plain short identifier (:data:`REQUEST_ID`), else makes one (the given one is not
+logged), echoes it on the response, and keeps it in a context variable that
+:class:`ContextFilter` adds to every record logged meanwhile (the tasks a connection
+starts inherit it).  The server never logs request bodies, headers
 or WebSocket frames; the scrubber is the second line of defence for tokens.
 """
 
@@ -22,8 +23,10 @@ from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 REQUEST_ID_HEADER = "x-request-id"
-#: A client's request id is kept only if it looks like one (no log injection).
-REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+#: A client's request id is kept only in a plain, short form (a UUID, a proxy's hex id):
+#: no log injection, and no token (``v1.<player>.<expiry>.<signature>``: its dots) or
+#: other long secret a client might send there by mistake goes into the logs.
+REQUEST_ID = re.compile(r"[A-Za-z0-9-]{1,64}")
 #: Bearer tokens (``server.auth``) and Authorization header values.
 TOKEN = re.compile(r"v1\.[A-Za-z0-9_-]+\.\d+\.[A-Za-z0-9_-]+|(?i:bearer)\s+[A-Za-z0-9._~+/=-]+")
 SCRUBBED = "[scrubbed]"

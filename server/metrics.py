@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import functools
+import logging
 import os
 import time
 from collections.abc import Awaitable, Callable
@@ -76,6 +77,13 @@ REDIS_ERRORS = Counter(
 )
 RATE_LIMITED = Counter(
     "solitaire_rate_limited_total", "Requests and messages refused by a rate limit", ["kind"]
+)
+UNHANDLED_EXCEPTIONS = Counter(
+    "solitaire_unhandled_exceptions_total",
+    "Exceptions nothing expected, logged with their traceback, by the logger that logged "
+    "them (uvicorn.error: in a request or WebSocket; asyncio: in a task; server.*: a part "
+    "of the server that carries on)",
+    ["location"],
 )
 AUDIT_QUEUE = Gauge(
     "solitaire_audit_queue",
@@ -151,6 +159,32 @@ def rate_limited(kind: str) -> None:
 def audit_queue(delta: int) -> None:
     """The audit queue grew (+1) or shrank (-1)."""
     AUDIT_QUEUE.inc(delta)
+
+
+class ExceptionCounter(logging.Handler):
+    """Counts each record logged at error level with an exception (``log.exception``,
+    uvicorn's "Exception in ASGI application", asyncio's "Task exception was never
+    retrieved") by its logger's name: whatever catches an exception nothing expected
+    logs it so, and an operator's alert sees the count."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.exc_info:
+            count(child(UNHANDLED_EXCEPTIONS, record.name))
+
+
+_exception_counter = ExceptionCounter()
+
+
+def count_logged_exceptions() -> None:
+    """Count unexpected exceptions (:class:`ExceptionCounter`) from now on (once a
+    process, after its logging is configured: ``dictConfig`` replaces the root's
+    handlers)."""
+    root = logging.getLogger()
+    if _exception_counter not in root.handlers:
+        root.addHandler(_exception_counter)
 
 
 def patches_fanned_out(number: int) -> None:

@@ -29,6 +29,9 @@ STANDALONE = "redis"
 MAX_CONNECTIONS = 64
 #: Seconds a request waits for a free connection, or for a node to answer a connect.
 CONNECT_TIMEOUT = 5
+#: Seconds a connection may sit idle before its next command is preceded by a PING
+#: (redis-py's health check).  Not on pub/sub connections: see :meth:`RedisNodes.subscriber`.
+HEALTH_CHECK_INTERVAL: float = 10
 
 T = TypeVar("T")
 
@@ -38,12 +41,17 @@ def connect(url: str, cluster: bool) -> Any:
     The standalone client times its commands for ``/metrics``; the cluster one does not."""
     if cluster:
         return RedisCluster.from_url(
-            url, socket_connect_timeout=CONNECT_TIMEOUT, health_check_interval=10
+            url,
+            socket_connect_timeout=CONNECT_TIMEOUT,
+            health_check_interval=HEALTH_CHECK_INTERVAL,
         )
     # A blocking pool waits for a free connection where the default one fails
     # ("Too many connections") under a few hundred busy clients.
     pool = BlockingConnectionPool.from_url(
-        url, max_connections=MAX_CONNECTIONS, timeout=CONNECT_TIMEOUT, health_check_interval=10
+        url,
+        max_connections=MAX_CONNECTIONS,
+        timeout=CONNECT_TIMEOUT,
+        health_check_interval=HEALTH_CHECK_INTERVAL,
     )
     return metrics.MeasuredRedis.from_pool(pool)  # owns the pool: aclose() closes it
 
@@ -92,11 +100,17 @@ class RedisNodes:
     def subscriber(self, name: str) -> Any:
         """A client of the primary ``name`` for pub/sub, which never reconnects by
         itself: redis-py would resubscribe silently, and the patches published while
-        it was away would be lost without anyone resyncing."""
+        it was away would be lost without anyone resyncing.  Without redis-py's health
+        check, which reads a PING's answer from whichever task sends a command, while
+        the hub's listener reads the same connection (``server.hub`` checks it)."""
         client = self._subscribers.get(name)
         if client is None:
             pool = self.node_client(name).connection_pool
-            options = {**pool.connection_kwargs, "retry": Retry(NoBackoff(), 0)}
+            options = {
+                **pool.connection_kwargs,
+                "retry": Retry(NoBackoff(), 0),
+                "health_check_interval": 0,
+            }
             client = Redis(
                 connection_pool=ConnectionPool(connection_class=pool.connection_class, **options)
             )

@@ -392,7 +392,7 @@ async def until_chosen(send: Callable[[], Awaitable[httpx.Response]]) -> httpx.R
 
 
 #: The secret of servers started by tests and tools (long enough: ``MIN_SECRET_BYTES``).
-TEST_SECRET = "loopback-test-server-secret-32-bytes-or-more"
+TEST_SECRET = "7fe5a2e8c6fb8a6709f29fc62e4845f5cb3680980cf491983eeaaaa6c14e233c"
 
 
 @contextlib.asynccontextmanager

@@ -85,12 +85,14 @@ class Connection:
     def __init__(
         self,
         websocket: WebSocket,
+        transport: WebSocketProtocol,
         service: GameService,
         hub: Hub,
         limiter: Limiter,
         address: str,
     ) -> None:
         self.websocket = websocket
+        self.transport = transport
         self.service = service
         self.hub = hub
         self.limiter = limiter
@@ -99,7 +101,6 @@ class Connection:
         self.credits = Credits(limiter.limits, limiter.refused)
         self.player_id: str | None = None
         self.subscriptions: dict[str, Subscription] = {}
-        self.transport: WebSocketProtocol = websocket.scope["extensions"][SCOPE_KEY]
         self.protocol_errors = 0
         self.closing: int | None = None
         self.tasks: set[asyncio.Task[None]] = set()
@@ -416,6 +417,11 @@ HANDLERS = {
 
 
 async def websocket_endpoint(websocket: WebSocket) -> None:
+    # Taken before the first await: the transport leaves the scope as its connection is
+    # lost (server.wstransport), which can be at any await of the opening.
+    transport: WebSocketProtocol | None = websocket.scope["extensions"].get(SCOPE_KEY)
+    if transport is None:
+        return  # lost before the app ran: there is no one to answer
     await websocket.accept()
     state = websocket.app.state
     limiter: Limiter = state.limits
@@ -435,7 +441,7 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
             )
         return
     try:
-        await serve(Connection(websocket, state.service, state.hub, limiter, address))
+        await serve(Connection(websocket, transport, state.service, state.hub, limiter, address))
     finally:
         limiter.disconnect(connection_id)
 

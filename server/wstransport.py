@@ -54,6 +54,12 @@ MEMORY_LEVEL = 4
 PING_SPREAD = 0.75
 #: The key of this protocol object in an ASGI scope's ``extensions``.
 SCOPE_KEY = "server.wstransport"
+#: After closing for a protocol error (a message over the size limit: 1009), what the
+#: client still sends is read and dropped for this long, or this many bytes, before the
+#: connection closes: closed with input unread, the kernel resets it, and the close frame
+#: can be lost before the client reads it.
+LINGER_SECONDS = 2.0
+LINGER_BYTES = 16 * 1024 * 1024
 #: A binary message's first header byte, and the flag of a deflated one (RSV1).
 BINARY_FIN = 0x80 | Opcode.BINARY.value
 RSV1 = 0x40
@@ -229,6 +235,36 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
         self.writable = Gate()  # type: ignore[assignment]
         #: How :meth:`send_now` encodes for this socket, known after the handshake.
         self.window_bits: int | None = None
+        #: Bytes still dropped after a close for a protocol error (None: not closing so).
+        self.linger_left: int | None = None
+
+    def data_received(self, data: bytes) -> None:
+        if self.linger_left is None:
+            super().data_received(data)
+            return
+        self.linger_left -= len(data)
+        if self.linger_left <= 0:
+            self.transport.close()
+
+    def handle_parser_exception(self) -> None:
+        """uvicorn's, but the connection is half-closed and lingers (:data:`LINGER_SECONDS`)
+        rather than closed at once: the close frame (1009 for a message over the limit,
+        in one frame or in fragments) reaches a client that is still sending."""
+        close = self.conn.close_sent
+        assert close is not None
+        self.queue.put_nowait(
+            {"type": "websocket.disconnect", "code": close.code, "reason": close.reason}
+        )
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        self.close_sent = True
+        if not self.transport.can_write_eof():
+            self.transport.close()
+            return
+        self.transport.write_eof()
+        self.linger_left = LINGER_BYTES
+        # As the close timer, it also keeps uvicorn from closing the connection at once
+        # when the app returns.
+        self.close_timer = self.loop.call_later(LINGER_SECONDS, self.transport.close)
 
     def handle_connect(self, event: Any) -> None:
         super().handle_connect(event)

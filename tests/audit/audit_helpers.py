@@ -27,7 +27,7 @@ from server.service import GameService
 from server.store import StoredGame
 from server.testing import TEST_DAILY, choose_dailies
 
-SECRET = "audit-test-secret-of-at-least-32-bytes"
+SECRET = "bd0251cabdeea56de0fc704502abba115ee02a8cdf9fb7c4e5397db09b74af4c"
 #: 2026-03-14 10:00 UTC: every test game starts then, well inside one UTC day.
 START_MS = int(dt.datetime(2026, 3, 14, 10, tzinfo=dt.UTC).timestamp() * 1000)
 DAY = "2026-03-14"

@@ -26,7 +26,7 @@ from server.rules import new_game
 from server.store import attempts_key, game_key
 from server.testing import TEST_DAILY, until_chosen
 
-SECRET = "fair-play-test-secret-of-at-least-32-bytes"
+SECRET = "bf4ead77a4cc6c2190e28ace42fb5ae62a080e83d8575d1a02cf40cd8f50d376"
 DAY = "2026-11-29"
 NEXT_DAY = "2026-11-30"
 NOON = opens_ms(DAY) + DAY_MS // 2

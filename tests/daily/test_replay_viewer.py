@@ -27,7 +27,7 @@ async def served(
         Settings(
             redis_url=redis_url,
             redis_cluster=redis_cluster,
-            secret="replay-viewer-secret-of-at-least-32-bytes",
+            secret="be89af693bac254934d474d2ba74b763b3f7c575c2491c1671a5d35b665241b4",
             ranked_min_account_age=0,
             limits=UNLIMITED,
             daily=TEST_DAILY,

@@ -20,7 +20,7 @@ from server.rules import GAMES, new_game
 from server.solver import Budget, solve
 from server.testing import TEST_DAILY, UNLIMITED, dailies_chosen
 
-SECRET = "daily-selection-test-secret-of-32-bytes-or-more"
+SECRET = "05c16ccda9db0143f1d9b1488a9b044eef963cd806ca6c99b4509370fac679f2"
 DAY = "2026-11-29"
 NOON = opens_ms(DAY) + DAY_MS // 2
 #: Search enough for most Balcony and Colorado deals to be proven won.

@@ -25,6 +25,7 @@ def test_defaults() -> None:
     assert settings.player_idle_ttl == PLAYER_IDLE_TTL == 30 * 24 * 3600
     assert settings.max_header_bytes == 64 * 1024
     assert settings.header_timeout == 10
+    assert settings.body_timeout == 30
     assert settings.ws_ping_interval == 20
     assert settings.effective_log_format == "json"  # pytest's stderr is not a terminal
 
@@ -37,7 +38,9 @@ def test_environment_then_flags(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MAX_HEADER_BYTES", "8192")
     monkeypatch.setenv("HEADER_TIMEOUT", "2.5")
     monkeypatch.setenv("WS_PING_INTERVAL", "45")
+    monkeypatch.setenv("BODY_TIMEOUT", "7")
     settings = Settings.from_arguments([])
+    assert settings.body_timeout == 7
     assert settings.ws_ping_interval == 45
     assert settings.data_dir == "/srv/data"
     assert settings.cors_origins == ("https://a.example", "https://b.example")
@@ -47,9 +50,9 @@ def test_environment_then_flags(monkeypatch: pytest.MonkeyPatch) -> None:
     flags = Settings.from_arguments(
         ["--data-dir", "d", "--cors-origins", "https://c.example", "--player-idle-ttl", "60"]
         + ["--log-format", "json", "--max-header-bytes", "4096", "--header-timeout", "1"]
-        + ["--ws-ping-interval", "90"]
+        + ["--ws-ping-interval", "90", "--body-timeout", "3.5"]
     )
-    assert flags.ws_ping_interval == 90
+    assert flags.ws_ping_interval == 90 and flags.body_timeout == 3.5
     assert flags.data_dir == "d" and flags.cors_origins == ("https://c.example",)
     assert (flags.player_idle_ttl, flags.log_format) == (60, "json")
     assert (flags.max_header_bytes, flags.header_timeout) == (4096, 1.0)
@@ -65,6 +68,7 @@ def test_environment_then_flags(monkeypatch: pytest.MonkeyPatch) -> None:
         ("PLAYER_IDLE_TTL", "0"),
         ("MAX_HEADER_BYTES", "10"),
         ("HEADER_TIMEOUT", "-1"),
+        ("BODY_TIMEOUT", "0"),
         ("HEADER_TIMEOUT", "soon"),
         ("WS_PING_INTERVAL", "0"),
         ("WS_PING_INTERVAL", "often"),

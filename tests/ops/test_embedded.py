@@ -80,7 +80,7 @@ async def test_a_restart_keeps_games_tokens_and_the_secret(tmp_path: Path) -> No
 
 
 async def test_the_secret_flag_overrides_the_secret_file(tmp_path: Path) -> None:
-    given = "a-given-secret-of-at-least-32-bytes"
+    given = "6e79c53e03e5f4ba03f03395d57972bba619391ca39b8b898427a920e419fcd5"
     async with started("--data-dir", str(tmp_path), "--secret", given) as server:
         async with httpx.AsyncClient(base_url=server.base_url, timeout=10) as http:
             token = (await http.post("/v1/players")).json()["token"]

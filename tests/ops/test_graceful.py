@@ -17,7 +17,7 @@ from websockets.exceptions import ConnectionClosed
 from clients.python import Client, Connection
 from server.testing import free_port
 
-SECRET = "graceful-restart-test-secret-0123456789"
+SECRET = "0837024fe3f090ae1b3988190da3395f900ecfd3fc02f0302fb69dbfc63cdffe"
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])

@@ -1,6 +1,9 @@
-"""Request-head limits of ``python -m server`` (``server.http``): a head above
-``--max-header-bytes`` is refused at once, and a client that sends its head too slowly
-(slowloris) is disconnected ``--header-timeout`` seconds after it connected."""
+"""Request limits of ``python -m server`` (``server.http``): a head above
+``--max-header-bytes`` is refused at once, a client that sends its head too slowly
+(slowloris) is disconnected ``--header-timeout`` seconds after it connected, one that
+sends its body too slowly ``--body-timeout`` seconds after its head, answered or not; a
+chunk of an impossible size is refused at once; a client gone mid-body is one access
+line."""
 
 from __future__ import annotations
 
@@ -11,14 +14,27 @@ import pytest
 from ops_support import started
 
 HEADER_TIMEOUT = 1.5
+BODY_TIMEOUT = 2.0
 
 
 @pytest.fixture
 async def server(tmp_path):  # type: ignore[no-untyped-def]
     async with started(
-        "--data-dir", str(tmp_path), "--header-timeout", str(HEADER_TIMEOUT)
+        "--data-dir",
+        str(tmp_path),
+        "--header-timeout",
+        str(HEADER_TIMEOUT),
+        "--body-timeout",
+        str(BODY_TIMEOUT),
+        "--log-format",
+        "json",
     ) as running:
         yield running
+
+
+def unexpected(records: list[dict]) -> list[dict]:  # type: ignore[type-arg]
+    """The log records with a traceback or at error level."""
+    return [r for r in records if "exception" in r or r["level"] in ("error", "critical")]
 
 
 async def read_all(reader: asyncio.StreamReader, timeout: float) -> bytes:
@@ -115,3 +131,67 @@ async def test_a_silent_connection_is_cut_and_keep_alive_requests_still_work(ser
         )
         await asyncio.sleep(HEADER_TIMEOUT * 0.6)
     writer.close()
+
+
+async def drip(writer: asyncio.StreamWriter, data: bytes, every: float) -> None:
+    for byte in data:
+        writer.write(bytes([byte]))
+        await writer.drain()
+        await asyncio.sleep(every)
+
+
+@pytest.mark.parametrize("path", ["/v1/players", "/v1/audit"])
+async def test_a_body_dripped_slowly_is_cut_after_the_body_timeout(server, path: str) -> None:
+    """Dripped to a route that reads it (408), or that answers before reading it (the
+    audit's 401): either way the connection ends once the body timeout is up."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    started_at = time.monotonic()
+    writer.write(
+        f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        "Content-Length: 1000\r\n\r\n".encode()
+    )
+    sender = asyncio.create_task(drip(writer, b"{" + b" " * 999, 0.1))  # 100 s in all
+    try:
+        answer = await read_all(reader, BODY_TIMEOUT + 5)
+    finally:
+        sender.cancel()
+        writer.close()
+    elapsed = time.monotonic() - started_at
+    status = answer.split(b"\r\n")[0]
+    assert status in (b"HTTP/1.1 408 Request Timeout", b"HTTP/1.1 401 Unauthorized"), answer
+    assert BODY_TIMEOUT - 0.2 <= elapsed < BODY_TIMEOUT + 2, elapsed
+    await asyncio.sleep(0.5)
+    assert unexpected(server.records()) == []
+
+
+async def test_a_chunk_of_an_impossible_size_is_refused_at_once(server) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    started_at = time.monotonic()
+    writer.write(
+        b"POST /v1/players HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\nffffffffffff\r\n{}"
+    )
+    await writer.drain()
+    answer = await read_all(reader, 5)
+    writer.close()
+    assert answer.startswith(b"HTTP/1.1 413 "), answer[:200]
+    assert time.monotonic() - started_at < 1.5
+    await asyncio.sleep(0.5)
+    assert unexpected(server.records()) == []
+
+
+async def test_a_client_gone_mid_body_is_one_info_line(server) -> None:
+    for _ in range(5):
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        writer.write(
+            b"POST /v1/players HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b'Content-Length: 100\r\n\r\n{"name": '
+        )
+        await writer.drain()
+        await asyncio.sleep(0.1)
+        writer.close()
+    await asyncio.sleep(1.0)
+    records = server.records()
+    assert unexpected(records) == []
+    gone = [r for r in records if r.get("path") == "/v1/players" and r.get("status") == 499]
+    assert len(gone) == 5 and all(r["level"] == "info" for r in gone), gone

@@ -4,22 +4,28 @@ logs (one object per line, with the request or connection id, never a token)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
+import io
 import json
 import logging
+import re
 import time
 from pathlib import Path
 
 import httpx
 import msgpack
+import pytest
 from ops_support import started
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from redis.asyncio import Redis
+from starlette.types import Message, Receive, Scope, Send
 from websockets.asyncio.client import connect
 
 from server import daily, metrics
 from server.dailies import load_choice
-from server.logs import JsonFormatter, request_id
+from server.logs import ContextFilter, JsonFormatter, RequestIds, request_id
 
 
 def samples(text: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
@@ -185,3 +191,88 @@ def test_a_logged_token_is_scrubbed_and_the_request_id_kept() -> None:
     assert entry["message"] == "got [scrubbed]" and entry["header"] == "[scrubbed]"
     assert entry["request_id"] == "r-1" and entry["level"] == "warning"
     assert request_id.get() is None
+
+
+async def test_an_exception_logged_with_its_traceback_is_counted_by_its_logger() -> None:
+    """``solitaire_unhandled_exceptions_total``: uvicorn's "Exception in ASGI application",
+    a task's exception nobody retrieved, a server part's ``log.exception``; not a plain
+    error line, nor an exception logged below error level."""
+    metrics.count_logged_exceptions()
+    metrics.count_logged_exceptions()  # once a process, however often it is asked
+    name = "solitaire_unhandled_exceptions_total"
+    before = samples(metrics.exposition().decode())
+    try:
+        raise KeyError("server.wstransport")
+    except KeyError:
+        logging.getLogger("uvicorn.error").exception("Exception in ASGI application\n")
+        logging.getLogger("server.hub").exception("pub/sub shard failed")
+        logging.getLogger("server.hub").warning("a warning", exc_info=True)
+    logging.getLogger("server.hub").error("an error line without a traceback")
+
+    async def fails() -> None:
+        raise RuntimeError("read() called while another coroutine is already waiting")
+
+    task = asyncio.get_running_loop().create_task(fails())
+    await asyncio.sleep(0)
+    del task  # collected with its exception unretrieved: asyncio logs it
+    gc.collect()
+    after = samples(metrics.exposition().decode())
+    for location, added in (("uvicorn.error", 1), ("server.hub", 1), ("asyncio", 1)):
+        grown = value(after, name, location=location) - value(before, name, location=location)
+        assert grown == added, location
+
+
+@pytest.mark.parametrize(
+    ("given", "kept"),
+    [
+        ("req-42", True),
+        ("0f8c2a9e-6b1d-4c1e-9a55-3d2f7c1b8e40", True),
+        ("a" * 64, True),
+        ("a" * 65, False),
+        ("a b;c", False),
+        ("v1.p_abcdefghijkl.1798695778.6ZkcQppynKR4vlQRaN3kO6UTxFte6AzaB4zB0dxAgzw", False),
+        ("Bearer-v1.p_abc.1.sig", False),
+        ("id:with:colons", False),
+        ("", False),
+    ],
+)
+async def test_a_request_id_is_kept_only_in_a_plain_short_form(
+    given: str, kept: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A token (or anything else) sent as ``X-Request-Id`` is replaced by a new id, and
+    never logged: not as the access line's id, nor anywhere in the record."""
+    caplog.set_level(logging.INFO, logger="server.access")
+
+    async def answer(scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    sent: list[Message] = []
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    headers = [(b"x-request-id", given.encode())] if given else []
+    scope = {"type": "http", "method": "GET", "path": "/v1/games", "headers": headers}
+    with contextlib.closing(logging.StreamHandler(io.StringIO())) as handler:
+        handler.setFormatter(JsonFormatter())
+        handler.addFilter(ContextFilter())
+        logging.getLogger("server.access").addHandler(handler)
+        try:
+            await RequestIds(answer)(scope, receive, send)
+        finally:
+            logging.getLogger("server.access").removeHandler(handler)
+        line = handler.stream.getvalue()
+    echoed = dict(sent[0]["headers"])[b"x-request-id"].decode()
+    [record] = [r for r in caplog.records if r.name == "server.access"]
+    assert getattr(record, "request_id", None) == echoed
+    assert json.loads(line)["request_id"] == echoed
+    if kept:
+        assert echoed == given
+    else:
+        assert echoed != given and re.fullmatch(r"[0-9a-f]{16}", echoed)
+        if given:
+            assert given not in line

@@ -48,7 +48,7 @@ async def next_message(ws, kind: str) -> dict:  # type: ignore[no-untyped-def]
 async def test_game_flows_across_two_instances_on_valkey(valkey: RedisProcess) -> None:
     settings = Settings(
         redis_url=valkey.url,
-        secret="valkey-flows-test-secret-0123456789",
+        secret="a6483942bf20fcc20243028a0d47be79423fce71c66f0c81393c8044c7f5c2d0",
         ranked_min_account_age=0,
         limits=UNLIMITED,
     )
@@ -102,7 +102,9 @@ async def test_game_flows_across_two_instances_on_valkey(valkey: RedisProcess) -
 async def test_the_move_script_and_persistence_on_valkey(valkey: RedisProcess) -> None:
     redis = Redis.from_url(valkey.url)
     try:
-        service = GameService(Store(redis), b"valkey-flows-test-secret-0123456789")
+        service = GameService(
+            Store(redis), b"a6483942bf20fcc20243028a0d47be79423fce71c66f0c81393c8044c7f5c2d0"
+        )
         player = (await service.create_player())["player_id"]
         game = await service.create_game(player, "balcony", "abc")
         await redis.script_flush()  # the store reloads the script it lost

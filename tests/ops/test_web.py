@@ -19,7 +19,7 @@ from server.testing import TEST_DAILY, UNLIMITED, dailies_chosen, serve_app
 
 ALLOWED = "https://cards.example"
 IDLE_TTL = 1000
-SECRET = "web-platform-test-secret-0123456789"
+SECRET = "238df37d8ae1c669811383ed0fca62f87527119bce6fe84a022931bb9ba9a774"
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import os
 
 from ops_support import started
 
-SECRET = "ws-ping-test-secret-0123456789abcdef"
+SECRET = "815287940bb76fdc5bfc6e410f741abf1753e8e72bd1c3ea16b135eccfe42eb4"
 PING, CLOSE = 0x9, 0x8
 
 

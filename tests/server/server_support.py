@@ -48,7 +48,7 @@ from server.testing import (
 from server.ws_schema import SERVER_SCHEMAS
 
 ROOT = Path(__file__).resolve().parents[2]
-SECRET = "server-test-secret-of-at-least-32-bytes"
+SECRET = "3debcf72726874b5a80870dbed77b780f3e4a3dbe61e25a7c4e14769c8517e76"
 #: Default bound on waiting for one message, response or start-up, in seconds.
 WAIT = 5.0
 #: What the transport accepts (as ``python -m server`` runs it).

@@ -12,6 +12,7 @@ import hashlib
 import hmac
 import os
 import re
+import secrets
 import subprocess
 import sys
 import time
@@ -30,7 +31,7 @@ from server.redisconn import connect
 ROOT = Path(__file__).resolve().parents[2]
 #: Bound on one run of ``python -m server`` refusing to start, in seconds.
 RUN_TIMEOUT = 60
-SECRET = b"a-server-secret-of-at-least-32-bytes"
+SECRET = b"cbafc6f4934db1f1b080f63d2ca5ba3add078ae504c0ee3425699b87dcd0e092"
 DAILY_MD = ROOT / "protocol" / "DAILY.md"
 
 
@@ -66,10 +67,56 @@ def test_settings_take_a_secret_of_32_bytes_or_none() -> None:
     for short in ("s", "x" * (MIN_SECRET_BYTES - 1), "é" * 15):  # bytes, not characters
         with pytest.raises(WeakSecret, match="--secret / SERVER_SECRET"):
             Settings(secret=short)
-    assert Settings(secret="x" * MIN_SECRET_BYTES).secret == "x" * MIN_SECRET_BYTES
-    assert Settings(secret="é" * 16).secret == "é" * 16
+    random_hex = secrets.token_hex(32)  # what `openssl rand -hex 32` makes
+    assert Settings(secret=random_hex).secret == random_hex
+    accented = "é" + secrets.token_hex(8)[:15] + "ü"  # 17 characters, 19 bytes
+    with pytest.raises(WeakSecret, match="19 bytes"):
+        Settings(secret=accented)
     assert Settings().secret == ""
-    assert Settings.from_arguments(["--secret", "y" * 40]).secret == "y" * 40
+    assert Settings.from_arguments(["--secret", random_hex]).secret == random_hex
+
+
+#: Secrets long enough but not random: a repeated byte or word, few distinct bytes, words
+#: (with digits and separators), keyboard runs, sequences, a look-alike of a hex secret.
+WEAK_SECRETS = [
+    "a" * 32,
+    "x" * 64,
+    "password" * 4,
+    "solitaire" * 4,
+    "ab" * 20,
+    "0123456789" * 4,
+    "abcdefghijklmnopqrstuvwxyz0123456789",
+    "qwertyuiopasdfghjklzxcvbnmqwertyuiop",
+    "correcthorsebatterystaplecorrecthorse",
+    "server-test-secret-of-at-least-32-bytes",
+    "my-very-own-production-secret-2026!",
+    "deadbeef" * 8,
+    "é" * 16,
+]
+
+
+@pytest.mark.parametrize("weak", WEAK_SECRETS)
+def test_a_secret_that_is_not_random_is_refused_without_being_quoted(weak: str) -> None:
+    with pytest.raises(WeakSecret) as refused:
+        Settings(secret=weak)
+    message = str(refused.value)
+    assert "--secret / SERVER_SECRET" in message and "openssl rand -hex 32" in message
+    assert weak not in message and weak[:8] not in message
+
+
+def test_random_secrets_of_every_usual_form_are_taken() -> None:
+    for _ in range(20):
+        for made in (secrets.token_hex(32), secrets.token_hex(16), secrets.token_urlsafe(32)):
+            assert Settings(secret=made).secret == made
+
+
+def test_the_server_refuses_to_start_with_a_secret_of_words() -> None:
+    weak = "solitaire" * 4
+    result = run_server(secret_env=weak)
+    assert result.returncode != 0
+    assert "not random enough" in result.stderr and "openssl rand -hex 32" in result.stderr
+    assert weak not in result.stderr and "solitaire" not in result.stderr
+    assert "Uvicorn running" not in result.stderr
 
 
 @pytest.fixture

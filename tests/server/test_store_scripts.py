@@ -22,7 +22,9 @@ async def balcony_game(
     """A new Balcony game: (Redis client, service, player id, game id)."""
     redis = connect(redis_url, redis_cluster)
     try:
-        service = GameService(Store(redis), b"store-scripts-test-secret-32-bytes")
+        service = GameService(
+            Store(redis), b"a08a4c6a4d583d81467b4b63163e0fa13bc3084ae0ee639ddb060fa8b33aee5a"
+        )
         player = (await service.create_player())["player_id"]
         game = await service.create_game(player, "balcony", "abc")
         yield redis, service, player, game["id"]

@@ -40,7 +40,7 @@ CHROMIUM_ARGS = [
 ]
 #: The TypeScript SDK's browser build, which the web client is built on.
 SDK_MODULE = ROOT / "clients/ts/dist/browser/index.js"
-SECRET = "web-test-secret-of-at-least-32-bytes"
+SECRET = "9e3369b2fe3cf2eaa5e6ffd8e07e9148fa572e39dc2fbf9e17869c835a56ecd5"
 #: Environment variables the server reads; kept out of its child process.
 SERVER_ENV = (
     "HOST",
