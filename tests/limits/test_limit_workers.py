@@ -11,6 +11,7 @@ from pathlib import Path
 
 import httpx
 from limits_support import assert_rate_limited
+from log_check import watch
 
 from server.testing import TEST_SECRET, free_port
 
@@ -18,8 +19,10 @@ ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 20.0
 
 
-async def test_two_workers_share_the_account_limit(redis_url: str) -> None:
+async def test_two_workers_share_the_account_limit(redis_url: str, tmp_path: Path) -> None:
     port = free_port()
+    log_path = tmp_path / "server.log"
+    log = log_path.open("wb")
     environment = {k: v for k, v in os.environ.items() if k not in ("RATE_LIMITS", "REDIS_URL")}
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -40,9 +43,11 @@ async def test_two_workers_share_the_account_limit(redis_url: str) -> None:
         cwd=ROOT,
         env=environment,
         stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.DEVNULL,
+        stdout=log,
+        stderr=asyncio.subprocess.STDOUT,
     )
+    log.close()  # the child has its own copy
+    watch(log_path.read_text)
     try:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=5) as http:
             async with asyncio.timeout(START_TIMEOUT):

@@ -193,6 +193,13 @@ def test_a_logged_token_is_scrubbed_and_the_request_id_kept() -> None:
     assert request_id.get() is None
 
 
+@pytest.mark.log_errors(
+    r"Exception in ASGI application",
+    r"pub/sub shard failed",
+    r"a warning \[KeyError",
+    r"an error line without a traceback",
+    r"Task exception was never retrieved",
+)
 async def test_an_exception_logged_with_its_traceback_is_counted_by_its_logger() -> None:
     """``solitaire_unhandled_exceptions_total``: uvicorn's "Exception in ASGI application",
     a task's exception nobody retrieved, a server part's ``log.exception``; not a plain

@@ -26,6 +26,7 @@ from typing import Any
 import httpx
 import msgpack
 import pytest
+from log_check import watch
 from redis.asyncio import Redis, RedisCluster
 from starlette.applications import Starlette
 from websockets.asyncio.client import ClientConnection, connect
@@ -562,6 +563,7 @@ class ServerProcess:
         self.process: asyncio.subprocess.Process | None = None
         self.lines: list[str] = []
         self._reader: asyncio.Task[None] | None = None
+        watch(lambda: self.output + "\n")
 
     @property
     def base_url(self) -> str:

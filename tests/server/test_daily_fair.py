@@ -36,6 +36,7 @@ from server_support import (
 from starlette.routing import Route
 
 from server.app import ROUTES, create_app
+from server.asyncapi import asyncapi_document
 from server.audit import audit_stored
 from server.config import Settings
 from server.daily import DAY_MS, closes_ms, opens_ms
@@ -188,6 +189,11 @@ async def test_nobody_but_its_player_reads_an_open_days_ranked_game(
                     # The caller's own new game (a casual one, or their own ranked attempt):
                     # a fresh deal, nothing of the owner's play.
                     assert body["version"] == 0, (what, body)
+                    continue
+                if what == "GET /asyncapi.json":
+                    # The protocol's document: its examples are the recorded frames of the
+                    # sessions' casual games, the same whoever asks and whatever is stored.
+                    assert body == asyncapi_document(), what
                     continue
                 assert not card_texts(body), (what, response.text)
             socket = await connect()
