@@ -334,7 +334,6 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
         app.state.dailies = DailySelector(
             client, service.secret, settings.daily, lambda: service.clock()
         )
-        service.request_daily = app.state.dailies.request
         app.state.hub = Hub(store.nodes, store.watcher)
         service.deliver_unpublished = app.state.hub.deliver
         await app.state.hub.start()
