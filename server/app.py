@@ -310,6 +310,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         metrics.count_logged_exceptions()
+        app.state.settings = settings
         client: Any = redis
         if client is None and settings.redis_url:
             client = connect(settings.redis_url, settings.redis_cluster)
