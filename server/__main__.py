@@ -85,6 +85,12 @@ def raise_open_file_limit() -> None:
 def serve(settings: Settings) -> None:
     raise_open_file_limit()
     os.environ.update(settings.to_environment())
+    if settings.metrics_port:
+        # Imported here: its collectors pick their kind at import, and only now is
+        # PROMETHEUS_MULTIPROC_DIR set (a single worker runs in this process).
+        from server import metrics
+
+        metrics.serve_listener(settings.host, settings.metrics_port, settings.metrics_token)
     uvicorn.run(
         "server.app:app_from_environment",
         factory=True,

@@ -316,6 +316,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         metrics.count_logged_exceptions()
+        app.state.settings = settings
         client: Any = redis
         if client is None and settings.redis_url:
             client = connect(settings.redis_url, settings.redis_cluster)
@@ -340,7 +341,6 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
         app.state.dailies = DailySelector(
             client, service.secret, settings.daily, lambda: service.clock()
         )
-        service.request_daily = app.state.dailies.request
         app.state.hub = Hub(store.nodes, store.watcher)
         service.deliver_unpublished = app.state.hub.deliver
         await app.state.hub.start()

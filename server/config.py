@@ -341,6 +341,10 @@ class Settings:
     header_timeout: float = 10.0
     #: Seconds a client has to send a whole request body, from the end of its head.
     body_timeout: float = 30.0
+    #: Port of a listener of its own for ``/metrics`` (0: on the API's port).
+    metrics_port: int = 0
+    #: Bearer token ``/metrics`` requires (empty: none).
+    metrics_token: str = ""
     #: The solver's budget for choosing the dailies.
     daily: DailySelection = DailySelection()
 
@@ -356,6 +360,8 @@ class Settings:
             raise ValueError("the request head timeout is a positive number of seconds")
         if self.body_timeout <= 0:
             raise ValueError("the request body timeout is a positive number of seconds")
+        if not 0 <= self.metrics_port <= 65535:
+            raise ValueError("the metrics port is 1-65535 (0: the API's own)")
         if self.durability not in DURABILITY_LEVELS:
             raise ValueError(f"durability is one of {', '.join(DURABILITY_LEVELS)}")
         if self.ws_compression not in WS_COMPRESSION_MODES:
@@ -392,6 +398,8 @@ class Settings:
             "max_header_bytes": int(os.environ.get("MAX_HEADER_BYTES", cls.max_header_bytes)),
             "header_timeout": float(os.environ.get("HEADER_TIMEOUT", cls.header_timeout)),
             "body_timeout": float(os.environ.get("BODY_TIMEOUT", cls.body_timeout)),
+            "metrics_port": int(os.environ.get("METRICS_PORT") or cls.metrics_port),
+            "metrics_token": os.environ.get("METRICS_TOKEN", cls.metrics_token),
             "daily": daily_selection_from_environment(),
         }
 
@@ -535,6 +543,18 @@ class Settings:
             help="seconds to receive a whole request body once its head is in "
             "(BODY_TIMEOUT; default 30)",
         )
+        parser.add_argument(
+            "--metrics-port",
+            type=int,
+            default=defaults.metrics_port,
+            help="serve /metrics on this port of its own, not on the API's "
+            "(METRICS_PORT; default: the API's port)",
+        )
+        parser.add_argument(
+            "--metrics-token",
+            default=defaults.metrics_token,
+            help="bearer token /metrics requires (METRICS_TOKEN; default none)",
+        )
         for name, (flag, env, text) in DAILY_OPTIONS.items():
             parser.add_argument(
                 flag,
@@ -574,6 +594,8 @@ class Settings:
                 max_header_bytes=args.max_header_bytes,
                 header_timeout=args.header_timeout,
                 body_timeout=args.body_timeout,
+                metrics_port=args.metrics_port,
+                metrics_token=args.metrics_token,
                 daily=selection,
             )
         except ValueError as error:  # a weak secret, or a setting that needs another
@@ -606,6 +628,8 @@ class Settings:
             "MAX_HEADER_BYTES": str(self.max_header_bytes),
             "HEADER_TIMEOUT": str(self.header_timeout),
             "BODY_TIMEOUT": str(self.body_timeout),
+            "METRICS_PORT": str(self.metrics_port),
+            "METRICS_TOKEN": self.metrics_token,
             **{env: str(getattr(self.daily, name)) for name, (_, env, _) in DAILY_OPTIONS.items()},
         }
 

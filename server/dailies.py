@@ -50,9 +50,6 @@ log = logging.getLogger("server.dailies")
 REFRESH_SECONDS = 600.0
 #: While a choice is wanted but another instance holds its lock, look again this often.
 RETRY_SECONDS = 1.0
-#: A missing choice of a past day is made on request (in the background) only this many
-#: days back: a server that was down then catches up; older days had no challenge here.
-CATCH_UP_DAYS = 7
 #: Seconds :meth:`DailySelector.stop` waits for the task to end before cancelling it.
 STOP_SECONDS = 5.0
 #: ``Retry-After`` of ``daily_not_ready`` (ms).
@@ -249,7 +246,8 @@ class DailySelector:
         self._task = asyncio.create_task(self._run(), name="daily-selection")
 
     def request(self, date: str) -> None:
-        """Have the background task choose ``date``'s deals soon (a choice was missing)."""
+        """Have the background task choose ``date``'s deals soon (``server.testing``: a
+        test's clock moved past the task's last look).  No request of a client does."""
         if date not in self._wanted:
             self._wanted.add(date)
             self._wake.set()

@@ -36,7 +36,7 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "unknown_game_name": (404, "not one of the five games"),
     "not_found": (404, "no such route"),
     "not_open": (404, "that day's daily challenge has not opened yet"),
-    "no_daily": (404, "no challenge was held that day (before this server chose any)"),
+    "no_daily": (404, "no challenge was held that day (its deal was never chosen)"),
     "method_not_allowed": (405, "the route does not take this method"),
     "invalid_seed": (400, "the seed is not 1-128 characters of A-Z a-z 0-9 . _ : -"),
     "malformed_move": (400, "the move text is not a move"),

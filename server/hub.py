@@ -284,6 +284,10 @@ class Hub:
     async def _listen(self, shard: Shard) -> None:
         pinged = False
         while True:
+            if not shard.pubsub.connection.is_connected:
+                # A write that failed dropped it: redis-py would reconnect it silently,
+                # without the subscriptions (the reconnect here resubscribes and resyncs).
+                raise RedisConnectionError(f"pub/sub connection to {shard.name} dropped")
             message = await shard.pubsub.get_message(timeout=redisconn.HEALTH_CHECK_INTERVAL)
             if message is None:
                 # Quiet for an interval: the connection may be dead without a word (a

@@ -17,10 +17,13 @@ from __future__ import annotations
 import asyncio
 import bisect
 import functools
+import hmac
 import logging
 import os
+import threading
 import time
 from collections.abc import Awaitable, Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ParamSpec, TypeVar
 
 from prometheus_client import (
@@ -319,8 +322,58 @@ def exposition() -> bytes:
     return generate_latest()
 
 
+def authorized(authorization: str | None, token: str) -> bool:
+    """Whether a request's Authorization header carries ``token`` (any, if empty)."""
+    if not token:
+        return True
+    given = (authorization or "").encode()
+    return hmac.compare_digest(given, f"Bearer {token}".encode())
+
+
+#: The answer to a scrape without the token.
+UNAUTHORIZED = b'{"error":{"code":"unauthorized","message":"/metrics needs its bearer token"}}'
+NOT_HERE = b'{"error":{"code":"not_found","message":"/metrics is served on its own port"}}'
+
+
 async def endpoint(request: Request) -> Response:
+    """``GET /metrics`` on the API's port: 404 when ``--metrics-port`` serves it, 401
+    without ``--metrics-token``'s token when one is set."""
+    settings = request.app.state.settings
+    if settings.metrics_port:
+        return Response(NOT_HERE, 404, media_type="application/json")
+    if not authorized(request.headers.get("authorization"), settings.metrics_token):
+        return Response(UNAUTHORIZED, 401, media_type="application/json")
     return Response(exposition(), media_type=CONTENT_TYPE_LATEST)
+
+
+def serve_listener(host: str, port: int, token: str) -> ThreadingHTTPServer:
+    """``GET /metrics`` on a listener of its own (``--metrics-port``), in a thread of
+    ``python -m server``'s main process: every worker's values, from the multiprocess
+    files (each worker hands its tallies over once a second)."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            if self.path.split("?", 1)[0] != "/metrics":
+                self._answer(404, NOT_HERE, "application/json")
+            elif not authorized(self.headers.get("Authorization"), token):
+                self._answer(401, UNAUTHORIZED, "application/json")
+            else:
+                self._answer(200, exposition(), CONTENT_TYPE_LATEST)
+
+        def _answer(self, status: int, body: bytes, media: str) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", media)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # scrapes are not logged (Prometheus makes one every few seconds)
+
+    server = ThreadingHTTPServer((host, port), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, name="metrics", daemon=True).start()
+    return server
 
 
 def worker_exited(pid: int) -> None:

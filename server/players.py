@@ -11,19 +11,30 @@ sit in one Redis Cluster slot and each update of them is one atomic command or s
   ``:best_streak``, updated once when a game of the player ends
 * ``player:{id}:ended``  sorted set: the ids of the player's latest ended games (at most
   :data:`HISTORY_SIZE`) by end time, so a game is counted once
-* ``names``              hash: the folded display name -> the id of the player holding it
+* ``names``              hash: a display name's key (:func:`name_key`) -> the id of its holder
 
-Names are unique server-wide (so never two alike on one board), compared folded: NFKC,
-then case-folded.  A claim is ``HSETNX`` on ``names``; a name whose holder's record has
-expired, or no longer carries it (a rename stopped half-way), may be claimed anew.
+Names are unique server-wide (so never two alike on one board), compared by their key
+(:func:`name_key`): NFKC, case-folded, each character replaced by one representative of
+the characters it can be taken for (Unicode TR39's confusables, as the
+``confusable-homoglyphs`` package has them: Cyrillic ``А`` and Greek ``Α`` are Latin
+``A``, ``I``, ``l`` and ``1`` are one, ``O`` and ``0``), spaces and ``._-`` at either end
+dropped, runs of spaces made one, and, in a name mixing scripts (beyond the mixes TR39
+deems safe: Latin with Han and kana, Bopomofo or Hangul), the letters of all but its main
+script left out.  A claim is ``HSETNX`` on ``names``; a name whose holder's
+record has expired, or no longer carries it (a rename stopped half-way), may be claimed
+anew.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 import unicodedata
+from pathlib import Path
 from typing import Any
 
+from confusable_homoglyphs import categories, confusables
 from redis.asyncio import Redis
 
 from server.errors import ApiError
@@ -66,7 +77,7 @@ end
 return 1
 """
 
-# KEYS: names.  ARGV: folded name, expected holder, new holder ('' = release).
+# KEYS: names.  ARGV: name key, expected holder, new holder ('' = release).
 # Compare-and-set: the name changes hands only if it is still the expected holder's.
 SWAP_SCRIPT = """
 if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
@@ -102,6 +113,16 @@ NAME_PATTERN = rf"^[\w.-][\w .-]{{{NAME_MIN - 2},{NAME_MAX - 2}}}[\w.-]$"
 _NAME = re.compile(NAME_PATTERN)
 
 
+#: Scripts whose letters a name key keeps together (TR39's "highly restrictive" mixes);
+#: digits, spaces and ``._-`` are of none ("common").
+SCRIPT_MIXES = (
+    frozenset({"LATIN", "HAN", "HIRAGANA", "KATAKANA"}),
+    frozenset({"LATIN", "HAN", "BOPOMOFO"}),
+    frozenset({"LATIN", "HAN", "HANGUL"}),
+)
+NO_SCRIPT = frozenset({"COMMON", "INHERITED"})
+
+
 def valid_name(value: object) -> str:
     """The display name ``value`` as kept, or ``invalid_field``: its NFKC form (full-width
     ``Ｂｏｂ`` is ``Bob``) when that is a name too, else as sent (NFKC may lengthen a
@@ -117,8 +138,72 @@ def valid_name(value: object) -> str:
     return name if _NAME.fullmatch(name) else value
 
 
-def folded(name: str) -> str:
-    """What names are compared by: ``Ann`` and ``ANN`` are one name."""
+@functools.cache
+def _prototypes() -> dict[str, str]:
+    """Character -> its TR39 prototype (``confusables.txt``: Cyrillic ``А`` -> ``A``,
+    ``I`` and ``1`` -> ``l``, ``0`` -> ``O``, ``m`` -> ``rn``).  The package keeps each
+    pair both ways; a character whose one lookalike is a prototype (which has several)
+    maps to it."""
+    path = Path(confusables.__file__).with_name("confusables.json")
+    pairs: dict[str, list[dict[str, str]]] = json.loads(path.read_text(encoding="utf-8"))
+
+    def lookalikes(text: str) -> list[str]:
+        # Marks that keep a right-to-left lookalike apart in the file.
+        return [entry["c"].strip("\u200e\u200f") for entry in pairs.get(text, [])]
+
+    prototypes: dict[str, str] = {}
+    for character in pairs:
+        found = lookalikes(character)
+        if len(character) != 1 or len(found) != 1:
+            continue  # a sequence, or a prototype: several characters map to it
+        (target,) = found
+        if lookalikes(target) == [character] and character < target:
+            continue  # a pair alone: the smaller is the prototype
+        prototypes[character] = target
+    return prototypes
+
+
+def _skeleton(text: str) -> str:
+    prototypes = _prototypes()
+    return "".join(prototypes.get(character, character) for character in text)
+
+
+_SPACES = re.compile(r" {2,}")
+
+
+def name_key(name: str) -> str:
+    """What names are compared by: ``Ann``, ``ANN``, ``Аnn`` (Cyrillic ``А``), ``Ann.``
+    and ``Ann`` with a doubled space are one name; ``AIice`` (capital ``I``) and
+    ``Alice`` too.  Each character counts as the case-folded skeleton of its capital
+    (``i`` as ``I``, which is taken for ``l``), then the skeleton of that: one key for
+    every case of a name, whose letters are taken for the same ones."""
+    normal = unicodedata.normalize("NFKC", name)
+    key = "".join(
+        _skeleton(unicodedata.normalize("NFKC", _skeleton(character.upper()).casefold()))
+        for character in normal
+    )
+    return _SPACES.sub(" ", _main_script(key).strip(" ._-"))
+
+
+def _main_script(key: str) -> str:
+    """``key`` without the letters of scripts other than its main one (the one with most
+    letters), unless its scripts make a mix TR39 deems safe: a letter of another script
+    (a Hebrew prefix) is how a lookalike hides, and what it adds is not seen."""
+    scripts = [categories.alias(character) for character in key]
+    letters = set(scripts) - NO_SCRIPT
+    if len(letters) < 2 or any(letters <= mix for mix in SCRIPT_MIXES):
+        return key
+    main = max(sorted(letters), key=scripts.count)
+    return "".join(
+        character
+        for character, script in zip(key, scripts, strict=True)
+        if script == main or script in NO_SCRIPT
+    )
+
+
+def legacy_key(name: str) -> str:
+    """The key of ``names`` before :func:`name_key` (NFKC and case folding only): the
+    sweep moves such entries to their new key."""
     return unicodedata.normalize("NFKC", name.casefold())
 
 
@@ -153,8 +238,8 @@ class Players:
         """Give ``player_id`` the display name ``name`` (None: none); ``name_taken``
         when another player holds it.  ``name`` is valid (:func:`valid_name`)."""
         old = await self.name(player_id)
-        if name is not None and (old is None or folded(old) != folded(name)):
-            await self._claim(player_id, folded(name))
+        if name is not None and (old is None or name_key(old) != name_key(name)):
+            await self._claim(player_id, name_key(name))
         key = player_key(player_id)
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hsetnx(key, "created_at", now_ms)  # a record that expired comes back
@@ -164,8 +249,8 @@ class Players:
                 pipe.hset(key, "name", name)
             pipe.expire(key, ttl, nx=True)
             await pipe.execute()
-        if old is not None and (name is None or folded(old) != folded(name)):
-            await self._swap(keys=[NAMES_KEY], args=[folded(old), player_id, ""])
+        if old is not None and (name is None or name_key(old) != name_key(name)):
+            await self._swap(keys=[NAMES_KEY], args=[name_key(old), player_id, ""])
 
     async def sweep_names(self) -> int:
         """Release every name whose holder's record has expired: how many.  A claim
@@ -179,13 +264,23 @@ class Players:
             entries = [(key.decode(), holder.decode()) for key, holder in batch.items()]
             async with self.redis.pipeline(transaction=False) as pipe:
                 for _, holder in entries:
+                    pipe.hget(player_key(holder), "name")
                     pipe.exists(player_key(holder))
-                alive = await pipe.execute()
-            for (key, holder), exists in zip(entries, alive, strict=True):
+                found = await pipe.execute()
+            for index, (key, holder) in enumerate(entries):
+                held, exists = decode(found[2 * index]), found[2 * index + 1]
                 if not exists:
                     released += await self._swap(keys=[NAMES_KEY], args=[key, holder, ""])
+                elif held is not None and key == legacy_key(held) != name_key(held):
+                    await self._rekey(holder, key, name_key(held))
             if cursor == 0:
                 return released
+
+    async def _rekey(self, holder: str, old: str, new: str) -> None:
+        """Move an entry of ``names`` made before :func:`name_key` to its key now (the
+        first of two names that are one now keeps it; the other's name stays shown)."""
+        await self.redis.hsetnx(NAMES_KEY, new, holder)
+        await self._swap(keys=[NAMES_KEY], args=[old, holder, ""])
 
     async def _claim(self, player_id: str, key: str) -> None:
         for _ in range(3):  # a race with another claim of a stale name: look again
@@ -197,7 +292,7 @@ class Players:
             if holder == player_id:
                 return
             held = await self.name(holder)
-            if held is not None and folded(held) == key:
+            if held is not None and name_key(held) == key:
                 raise ApiError("name_taken", "another player has this name", field="name")
             if await self._swap(keys=[NAMES_KEY], args=[key, holder, player_id]):
                 return  # its holder expired or renamed half-way: the name was free

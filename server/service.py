@@ -18,7 +18,7 @@ from protocol.rng import InvalidSeed, random_seed, validate_seed
 from server import auth, daily, keys
 from server.codec import pack
 from server.config import Limits
-from server.dailies import CATCH_UP_DAYS, NOT_READY_RETRY_MS, Choice, load_choice
+from server.dailies import NOT_READY_RETRY_MS, Choice, load_choice
 from server.errors import ApiError
 from server.hub import Patch
 from server.leaderboard import Entry, Leaderboards
@@ -149,8 +149,6 @@ class GameService:
         self.secret = secret
         #: Moves a game takes before only ``resign`` is (README.md, "Limits").
         self.max_moves_per_game = Limits.max_moves_per_game
-        #: Called with a day whose choice was missing (the app's selector picks it up).
-        self.request_daily: Callable[[str], None] = lambda date: None
         #: Called with a stored patch the move script did not publish (no other process
         #: watches its game): the app's hub hands it to this process's sockets.
         self.deliver_unpublished: Callable[[str, Patch], None] = lambda game_id, patch: None
@@ -268,15 +266,15 @@ class GameService:
         return (await self.daily_choice(name, date))[0]
 
     async def daily_choice(self, name: str, date: str) -> tuple[str, Choice]:
-        """The seed and choice of ``name``'s challenge on ``date``, or ``daily_not_ready``
-        while the background selection has not stored it (it is asked to, never here)."""
+        """The seed and choice of ``name``'s challenge on ``date``, from what is stored:
+        ``no_daily`` for a closed day that has none (nobody could play it), else
+        ``daily_not_ready`` while the background selection, on its own schedule, has not
+        stored it.  No request starts solver work: an anonymous read of past days had
+        each of them chosen, minutes of CPU per day."""
         choice = await load_choice(self.store.redis, name, date)
         if choice is None:
-            if daily.opens_ms(date) < self.clock() - CATCH_UP_DAYS * daily.DAY_MS:
-                # Long before any choice was made here: never a challenge.  Not chosen
-                # on demand, so nobody can have the server solve any number of days.
+            if daily.is_closed(date, self.clock()):
                 raise ApiError("no_daily", f"no {name} challenge was held on {date}")
-            self.request_daily(date)
             raise ApiError(
                 "daily_not_ready",
                 f"the {name} {date} deal is still being chosen; retry shortly",

@@ -380,14 +380,20 @@ async def choose_dailies(service: GameService, date: str | None = None) -> None:
         await selector.stop()
 
 
-async def until_chosen(send: Callable[[], Awaitable[httpx.Response]]) -> httpx.Response:
+async def until_chosen(
+    send: Callable[[], Awaitable[httpx.Response]], app: Starlette | None = None
+) -> httpx.Response:
     """``send()``'s answer, sent again while it is ``503 daily_not_ready`` (the day's deal
-    is being chosen in the background), as a client honouring ``Retry-After`` would."""
+    is being chosen in the background), as a client honouring ``Retry-After`` would.
+    With ``app``, whose test moved its clock to a day its selection has not looked at
+    yet (it looks every few minutes), today's choice by that clock is asked for."""
     async with asyncio.timeout(START_TIMEOUT * 3):
         while True:
             response = await send()
             if response.status_code != 503 or b"daily_not_ready" not in response.content:
                 return response
+            if app is not None:
+                app.state.dailies.request(daily.today(app.state.service.clock()))
             await asyncio.sleep(0.05)
 
 

@@ -625,7 +625,9 @@ def test_prometheus_scrapes_every_server_replica(monkeypatch: pytest.MonkeyPatch
     assert job.get("metrics_path", "/metrics") == "/metrics"
     (discovery,) = job["dns_sd_configs"]
     assert discovery["names"] == ["server"] and discovery["type"] == "A"
-    assert discovery["port"] == image_port(monkeypatch)
+    # The replicas serve /metrics on a port of their own, not on the API's.
+    metrics_port = int(service("server")["environment"]["METRICS_PORT"])
+    assert discovery["port"] == metrics_port != image_port(monkeypatch)
 
 
 def test_grafana_provisions_the_datasource_and_the_dashboard() -> None:

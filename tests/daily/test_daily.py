@@ -38,7 +38,7 @@ class Api:
     async def call(self, method: str, path: str, token: str | None = None, **kwargs: Any) -> Any:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         response = await until_chosen(
-            lambda: self.client.request(method, path, headers=headers, **kwargs)
+            lambda: self.client.request(method, path, headers=headers, **kwargs), self.app
         )
         self.bodies.append(response.text)
         assert response.status_code < 300, response.text

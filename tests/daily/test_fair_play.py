@@ -24,7 +24,7 @@ from server.leaderboard import board_keys
 from server.redisconn import connect
 from server.rules import new_game
 from server.store import attempts_key, game_key
-from server.testing import TEST_DAILY, until_chosen
+from server.testing import TEST_DAILY, dailies_chosen, until_chosen
 
 SECRET = "bf4ead77a4cc6c2190e28ace42fb5ae62a080e83d8575d1a02cf40cd8f50d376"
 DAY = "2026-11-29"
@@ -49,7 +49,7 @@ class Api:
         if token:
             headers["Authorization"] = f"Bearer {token}"
         return await until_chosen(
-            lambda: self.client.request(method, path, headers=headers, **kwargs)
+            lambda: self.client.request(method, path, headers=headers, **kwargs), self.app
         )
 
     async def call(self, method: str, path: str, token: str | None = None, **kwargs: Any) -> Any:
@@ -205,8 +205,9 @@ async def test_a_young_account_waits_for_ranked_play_but_may_practise_closed_day
     assert error["eligible_at"] == created + 3600 * 1000
     assert await redis.hlen(attempts_key("matrimony", DAY)) == 0
 
-    # Practice: yesterday's challenge, casual and unranked.
+    # Practice: yesterday's challenge (chosen then), casual and unranked.
     yesterday = "2026-11-28"
+    await dailies_chosen(api.app, yesterday)
     practice = await api.call(
         "POST", "/v1/games", token, json={"game": "matrimony", "daily": yesterday}
     )

@@ -14,7 +14,13 @@ from redis.asyncio import Redis
 
 from server.app import create_app
 from server.config import DailySelection, Settings
-from server.dailies import FORK_CONTEXT, choose, load_choice, selection_process_setup
+from server.dailies import (
+    FORK_CONTEXT,
+    choose,
+    load_choice,
+    lock_key,
+    selection_process_setup,
+)
 from server.daily import DAY_MS, candidate_seed, commitment, opens_ms
 from server.rules import GAMES, new_game
 from server.solver import Budget, solve
@@ -154,21 +160,23 @@ async def test_a_day_not_chosen_yet_answers_503_and_is_never_solved_on_the_reque
         await dailies_chosen(app, DAY)
         assert (await http.get("/v1/daily/colorado")).status_code == 200
         assert (await http.post("/v1/daily/colorado", headers=headers)).status_code == 200
-        # A day of the past week is caught up on the same way; one long ago had no
-        # challenge, and nothing is chosen for it.
-        recent = "2026-11-25"
-        assert (await http.get(f"/v1/daily/colorado/{recent}")).status_code == 503
-        await dailies_chosen(app, recent)
-        assert (await http.get(f"/v1/daily/colorado/{recent}")).status_code == 200
-        long_ago = "2026-10-01"
-        for _ in range(2):
-            response = await http.get(f"/v1/daily/colorado/{long_ago}")
-            assert response.status_code == 404 and "no_daily" in response.text
-        practice = await http.post(
-            "/v1/games", json={"game": "colorado", "daily": long_ago}, headers=headers
-        )
-        assert practice.status_code == 404 and "no_daily" in practice.text
-        assert await load_choice(redis, "colorado", long_ago) is None
+        # A closed day with no stored choice had no challenge (no server chose it, so
+        # nobody played it), yesterday or long ago: answered from what is stored, and
+        # nothing is chosen for it (an anonymous read had every game of a recent day
+        # solved, minutes of CPU a day).
+        for past in ("2026-11-28", "2026-11-25", "2026-10-01"):
+            for game in GAMES:
+                response = await http.get(f"/v1/daily/{game}/{past}")
+                assert response.status_code == 404 and "no_daily" in response.text
+            practice = await http.post(
+                "/v1/games", json={"game": "colorado", "daily": past}, headers=headers
+            )
+            assert practice.status_code == 404 and "no_daily" in practice.text
+        await asyncio.sleep(1.0)  # what a request had started would be under way
+        for past in ("2026-11-28", "2026-11-25", "2026-10-01"):
+            for game in GAMES:
+                assert await redis.exists(lock_key(game, past)) == 0, (game, past)
+                assert await load_choice(redis, game, past) is None
 
 
 async def test_selection_keeps_the_best_proven_score_when_no_win_is_found() -> None:

@@ -26,6 +26,7 @@ from websockets.asyncio.client import connect
 from server import daily, metrics
 from server.dailies import load_choice
 from server.logs import ContextFilter, JsonFormatter, RequestIds, request_id
+from server.testing import free_port
 
 
 def samples(text: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
@@ -283,3 +284,46 @@ async def test_a_request_id_is_kept_only_in_a_plain_short_form(
         assert echoed != given and re.fullmatch(r"[0-9a-f]{16}", echoed)
         if given:
             assert given not in line
+
+
+async def test_metrics_behind_a_token(tmp_path: Path) -> None:
+    token = "3f9c1e0b7a5d4c2e8f6a1b0c9d8e7f6a"
+    async with (
+        started("--data-dir", str(tmp_path), "--metrics-token", token) as server,
+        httpx.AsyncClient(base_url=server.base_url, timeout=10) as http,
+    ):
+        assert (await http.get("/healthz")).status_code == 200
+        for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": token}):
+            refused = await http.get("/metrics", headers=headers)
+            assert refused.status_code == 401, refused.text
+            assert refused.json()["error"]["code"] == "unauthorized"
+            assert "solitaire_" not in refused.text
+        scraped = await http.get("/metrics", headers={"Authorization": f"Bearer {token}"})
+        assert scraped.status_code == 200
+        assert value(samples(scraped.text), "solitaire_http_requests_total", status="200") >= 1
+    assert token not in server.output
+
+
+async def test_metrics_on_a_port_of_their_own(tmp_path: Path) -> None:
+    metrics_port = free_port()
+    async with (
+        started(
+            "--data-dir", str(tmp_path), "--workers", "2", "--metrics-port", str(metrics_port)
+        ) as server,
+        httpx.AsyncClient(base_url=server.base_url, timeout=10) as http,
+    ):
+        for _ in range(3):
+            assert (await http.post("/healthz")).status_code == 405
+        on_api = await http.get("/metrics")
+        assert on_api.status_code == 404 and "solitaire_" not in on_api.text
+        own = f"http://127.0.0.1:{metrics_port}"
+        counted = 0.0
+        for _ in range(50):  # the workers hand their tallies over once a second
+            scraped = await http.get(f"{own}/metrics")
+            assert scraped.status_code == 200
+            counted = value(samples(scraped.text), "solitaire_http_requests_total", status="405")
+            if counted >= 3:
+                break
+            await asyncio.sleep(0.2)
+        assert counted == 3
+        assert (await http.get(f"{own}/v1/games")).status_code == 404

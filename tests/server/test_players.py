@@ -5,10 +5,11 @@ from __future__ import annotations
 import random
 
 import httpx
+import pytest
 from redis.crc import key_slot
 from server_support import Api, Player, RunningServer, error_code
 
-from server.players import Players, games_key, player_key, stats_key
+from server.players import Players, games_key, legacy_key, name_key, player_key, stats_key
 from server.rules import Game, new_game
 from server.testing import dailies_chosen
 
@@ -85,7 +86,7 @@ async def test_a_name_whose_player_expired_can_be_claimed(http, redis_client) ->
     gone = await named(http, "Ghost")
     await redis_client.delete(f"player:{{{gone.player_id}}}")
     heir = await named(http, "GHOST")
-    assert await redis_client.hget("names", "ghost") == heir.player_id.encode()
+    assert await redis_client.hget("names", name_key("Ghost")) == heir.player_id.encode()
 
 
 async def test_the_sweep_releases_only_the_names_of_expired_players(
@@ -96,8 +97,73 @@ async def test_the_sweep_releases_only_the_names_of_expired_players(
     await redis_client.delete(f"player:{{{gone.player_id}}}")
     players = server.app.state.service.players
     assert await players.sweep_names() == 1
-    assert await redis_client.hgetall("names") == {b"keeper": kept.player_id.encode()}
+    assert await redis_client.hgetall("names") == {
+        name_key("Keeper").encode(): kept.player_id.encode()
+    }
     assert await players.sweep_names() == 0
+
+
+#: Names a red team took as distinct from ``Alice``: Cyrillic and Greek capital A, a
+#: capital I for the l, a digit one, a trailing dot, other cases.
+ALICE_LOOKALIKES = [
+    "\u0410lice",  # Cyrillic А
+    "\u0391lice",  # Greek Α
+    "AIice",
+    "A1ice",
+    "Alice.",
+    "ALICE",
+    "\u0410\u04cf\u0456\u0441\u0435",  # Аӏісе, all Cyrillic
+]
+
+
+async def test_names_taken_for_one_another_are_one_name(http, api: Api) -> None:
+    await named(http, "Alice")
+    await named(http, "Bo Jones")
+    for lookalike in [*ALICE_LOOKALIKES, "Bo  Jones", "B0 Jones", "Bo Jones-"]:
+        response = await http.post("/v1/players", json={"name": lookalike})
+        assert response.status_code in (400, 409), (lookalike, response.text)
+        assert error_code(response) in ("name_taken", "invalid_field"), lookalike
+    # Names of one other script, or of a mix Unicode deems safe, are names.
+    for distinct in ("Алиса", "アリス", "Tanaka 太郎", "Alicia", "Bo Jonas"):
+        response = await http.post("/v1/players", json={"name": distinct})
+        assert response.status_code == 201, (distinct, response.text)
+
+
+@pytest.mark.parametrize("prefix", ["\u05d0", "\u05d1\u05d9", "\u0416"])
+async def test_a_letter_of_another_script_hides_no_lookalike(http, prefix: str) -> None:
+    """A letter of another script in a name (a Hebrew prefix, a Cyrillic Ж) is how a
+    lookalike hides: the name is the one without it."""
+    await named(http, "Hidden Bob")
+    for name in (prefix + "Hidden Bob", "Hidden Bob" + prefix, "Hidden " + prefix + "Bob"):
+        response = await http.post("/v1/players", json={"name": name})
+        assert response.status_code == 409 and error_code(response) == "name_taken", name
+
+
+def test_name_keys() -> None:
+    key = name_key("Alice")
+    assert {name_key(name) for name in ALICE_LOOKALIKES} == {key}
+    assert name_key("Al  ice") == name_key("Al ice") != key
+    assert name_key("Mary") == name_key("rnary")
+    assert name_key("Straße") == name_key("STRASSE")
+    assert name_key("Alicia") != key and name_key("Bob") != name_key("Rob")
+    assert name_key("\u05d0Alice") == name_key("Alice\u05d0") == key
+    assert name_key("Tanaka 太郎") != name_key("Tanaka")  # a safe mix keeps its letters
+
+
+async def test_the_sweep_moves_names_kept_under_their_old_key(
+    http, redis_client, server: RunningServer
+) -> None:
+    """Entries of ``names`` from before the confusable keys (NFKC and case only) move to
+    their key now, so the names they reserve stay reserved."""
+    old = await named(http, "Olga Smith")
+    await redis_client.hdel("names", name_key("Olga Smith"))
+    await redis_client.hset("names", legacy_key("Olga Smith"), old.player_id)
+    assert await server.app.state.service.players.sweep_names() == 0
+    assert await redis_client.hgetall("names") == {
+        name_key("Olga Smith").encode(): old.player_id.encode()
+    }
+    taken = await http.post("/v1/players", json={"name": "0lga Smith"})
+    assert error_code(taken) == "name_taken"
 
 
 async def test_leaderboard_entries_carry_the_players_names(

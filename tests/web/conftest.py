@@ -9,6 +9,7 @@ browser, npm package or server is a test failure, never a skip. Every wait is bo
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import os
 import subprocess
 import sys
@@ -24,6 +25,8 @@ import redis
 from log_check import unwatch, watch
 from web_helpers import ARTIFACTS, Web
 
+from server.config import DailySelection
+from server.dailies import choice_key, choose
 from server.testing import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,6 +102,7 @@ def web_redis_url(redis_server_url: str) -> Iterator[str]:
     client = redis.Redis.from_url(url, socket_timeout=5)
     try:
         client.flushdb()
+        store_yesterdays_choice(client, "balcony")
         yield url
         client.flushdb()
     finally:
@@ -118,6 +122,19 @@ def limited_base_url(web_redis_url: str) -> Iterator[str]:
     """A second server with its rate limits on and one hint a minute per player."""
     with serve(web_redis_url, "web-server-limited.log", ["--hints-per-minute", "1"]) as url:
         yield url
+
+
+#: The selection of the web tests' servers (``serve``'s flags say the same).
+WEB_DAILY = DailySelection(candidate_nodes=3000, candidates=2, seconds=5.0)
+
+
+def store_yesterdays_choice(client: redis.Redis, game: str) -> None:
+    """Yesterday's choice of ``game``, as a server running then would have stored it (a
+    server chooses today's and tomorrow's only, and answers a past day without a choice
+    ``404 no_daily``): the board and par line of yesterday have a deal to show."""
+    yesterday = (dt.datetime.now(dt.UTC).date() - dt.timedelta(days=1)).isoformat()
+    choice = choose(SECRET.encode(), game, yesterday, WEB_DAILY)
+    client.hset(choice_key(game, yesterday), mapping=choice.to_redis())
 
 
 @contextlib.contextmanager

@@ -351,7 +351,7 @@ def test_daily_panel_proof_and_yesterdays_par_line(open_page: Any) -> None:
         assert proof == "Today's deal is proven winnable: the solver found a win."
     else:
         assert f"the solver's best is {today['proven_score']} of" in proof
-    # Yesterday's deal is chosen in the background on the first request for it.
+    # Yesterday's deal was chosen then (the fixture stored it): its board and par line.
     web.testid("board-day").click()
     for _ in range(40):
         if web.testid("par-link").is_visible():
