@@ -311,7 +311,10 @@ class DuplicateMoveId(Case):
             await run.other_tab_moves(1)
 
     async def server_frame(self, run: Run, link: Link, message: dict[str, Any]) -> bool:
-        return not (message["type"] == "patch" and message["v"] == 2)
+        if message["type"] == "patch" and message["v"] == 2 and not run.notes.get("dropped"):
+            run.notes["dropped"] = True  # the live one; a resync brings it again
+            return False
+        return True
 
 
 class SocketClosed(Case):
@@ -366,20 +369,26 @@ def _is(entry: dict[str, Any], kind: str) -> bool:
 
 
 class ProtocolRetired(Case):
-    id = "protocol.retired"
-    title = "A retired protocol path"
-    description = (
-        "The client is given the /v1/ws address. The server sends protocol_retired and "
-        "closes with 1008. The client must report protocol_retired and not reconnect "
-        "(a retired protocol will not come back)."
-    )
     converges = False
     moves = 0
     #: How long the kit watches for reconnections once the client is done (seconds).
     GRACE = 0.4
 
+    def __init__(self, anonymous: bool) -> None:
+        self.anonymous = anonymous
+        self.id = "protocol.retired" + (".anonymous" if anonymous else "")
+        self.title = "A retired protocol path" + (" (no token)" if anonymous else "")
+        self.description = (
+            "The client is given the /v1/ws address"
+            + (" and no token (it sends nothing before the server speaks)" if anonymous else "")
+            + ". The server sends protocol_retired and closes with 1008. The client must "
+            "report protocol_retired and not reconnect (a retired protocol will not come back)."
+        )
+
     async def setup(self, run: Run) -> list[Step]:
         await run.start_game("balcony", "conformance-retired")
+        if self.anonymous:
+            run.token = None
         run.ws_path = "/v1/ws"
         return [open_game(expect=refused("protocol_retired"))]
 
@@ -788,7 +797,8 @@ def _all_cases() -> list[Case]:
         DuplicateMoveId(),
         SocketClosed("close.abort", "cut (1006)", None),
         SocketClosed("close.restart", "closed with 1012 (server restart)", SERVICE_RESTART),
-        ProtocolRetired(),
+        ProtocolRetired(anonymous=False),
+        ProtocolRetired(anonymous=True),
         RefusedConnection("store_unavailable", TRY_AGAIN_LATER),
         RefusedConnection("too_many_connections", POLICY),
     ]

@@ -411,11 +411,12 @@ class Kit:
         self.url = f"http://127.0.0.1:{port}"
 
     def verdicts(self, agent: str) -> list[dict[str, Any]]:
-        return [
-            run.verdict
-            for run in self.runs.values()
-            if run.agent == agent and run.verdict is not None
-        ]
+        """The verdict of ``agent``'s latest finished run of each case, in case order."""
+        latest: dict[str, dict[str, Any]] = {}
+        for run in self.runs.values():
+            if run.agent == agent and run.verdict is not None:
+                latest[run.case.id] = run.verdict
+        return [latest[case] for case in CASES if case in latest]
 
     # -- the driver's API -------------------------------------------------------------
 
