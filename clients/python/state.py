@@ -91,9 +91,9 @@ class GameCopy:
         elif kind == "patch":
             self.on_patch(message)
         elif kind == "accepted":
+            self.on_accepted(message)  # its legal moves land with its patch
             if message.get("patch") is not None:
                 self.on_patch(message["patch"])
-            self.on_accepted(message)
         return self.state() != before
 
     def on_subscribed(self, message: dict[str, Any]) -> None:

@@ -31,6 +31,20 @@ log = logging.getLogger("clients.python")
 
 #: Errors that mean "the socket is gone or could not be opened": reconnect.
 NETWORK_ERRORS = (ConnectionClosed, InvalidHandshake, OSError, TimeoutError)
+#: Errors of a reconnection that reconnecting again cannot cure (the token expired, the
+#: server speaks another protocol version); any other is retried with backoff.
+FATAL_CODES = frozenset({"unauthorized", "protocol_retired"})
+#: The wait before a move is sent again when its ``rejected`` gives no delay (ms).
+RETRY_MS = 200
+
+
+def retryable(rejected: dict[str, Any]) -> bool:
+    """A ``rejected`` that asks for the same move again, same ``move_id`` (WEBSOCKET.md):
+    stored but not replicated, or not read for want of the socket's message credits."""
+    code = rejected.get("code")
+    return code == "not_replicated" or (
+        code == "rate_limited" and rejected.get("limit") == "messages"
+    )
 
 
 @dataclass
@@ -332,7 +346,10 @@ class Connection:
                 data = pack({"type": "auth", "token": self.token})
                 if self.on_frame is not None:
                     self.on_frame("send", data)
-                await ws.send(data)
+                # A server that refuses the socket (protocol_retired, store_unavailable)
+                # sends its error and closes at once: read it even if the send failed.
+                with contextlib.suppress(ConnectionClosed):
+                    await ws.send(data)
                 frame = await asyncio.wait_for(ws.recv(), self.timeout)
                 if self.on_frame is not None and isinstance(frame, bytes):
                     self.on_frame("recv", frame)
@@ -376,7 +393,15 @@ class Connection:
                     log.info("reconnect failed (%s); retrying", error)
                     delay = min(delay * 2, self.max_backoff)
                     continue
-                except (ApiError, InvalidURI) as error:  # e.g. the token expired
+                except ApiError as error:
+                    if error.code not in FATAL_CODES:  # store_unavailable, too_many_connections
+                        log.info("reconnect refused (%s); retrying", error.code)
+                        delay = min(delay * 2, self.max_backoff)
+                        continue
+                    self._fatal = error
+                    self._fail_everything(error)
+                    return
+                except InvalidURI as error:
                     self._fatal = error
                     self._fail_everything(error)
                     return
@@ -412,14 +437,21 @@ class Connection:
         elif kind == "patch" and copy is not None:
             self._on_patch(copy, message)
         elif kind in ("accepted", "rejected"):
-            request = self._requests.get(("move", message.get("move_id")))
+            key = ("move", message.get("move_id"))
+            request = self._requests.get(key)
+            if kind == "rejected" and request is not None and retryable(message):
+                self._spawn(self._send_again(key, request, message))
+                return
             if request is not None and not request.future.done():
                 request.future.set_result(message)
-                del self._requests[("move", message.get("move_id"))]
+                del self._requests[key]
             if copy is not None and kind == "accepted":
+                # Its legal moves first (they are those of its version), so that its patch
+                # lands with them: nothing left to ask for.
+                copy.on_accepted(message)
                 if message.get("patch") is not None:  # the move's patch: none comes apart
                     self._on_patch(copy, message["patch"])
-                copy.on_accepted(message)
+                self._catch_up(copy, message)
                 self._want_legal_moves(copy)
             self._emit(Update(kind, game_id, message, copy))
         elif kind == "pong":
@@ -445,6 +477,23 @@ class Connection:
             self._emit(Update("patch", copy.game_id, message, copy))
             self._want_legal_moves(copy)
 
+    async def _send_again(
+        self, key: tuple[str, Any], request: _Request, reply: dict[str, Any]
+    ) -> None:
+        """A move the server asks to have again with the same ``move_id`` (stored but not
+        replicated, or not read for want of message credits): after the delay it gives."""
+        delay = reply.get("retry_after_ms")
+        await asyncio.sleep((delay if isinstance(delay, int) else RETRY_MS) / 1000)
+        if self._requests.get(key) is request and not request.future.done():
+            await self._send(request.message)
+
+    def _catch_up(self, copy: GameCopy, accepted: dict[str, Any]) -> None:
+        """A duplicate's ``accepted`` carries no patch but the game's version now: when the
+        copy is behind it, the patches in between did not come on this socket."""
+        behind = copy.version is not None and accepted["version"] > copy.version
+        if accepted.get("duplicate") and behind and copy.game_id not in self._resyncing:
+            self._spawn(self._resubscribe(copy, copy.version))
+
     def _on_error(self, message: dict[str, Any]) -> None:
         error = ApiError.from_body(message)
         game_id = message.get("game_id")
@@ -453,6 +502,11 @@ class Connection:
             self._resyncing.discard(game_id)
             self._subscribe_errors[game_id] = error
         log.warning("server error: %s", error)
+        if error.code == "protocol_retired":
+            # The server speaks another protocol version: reconnecting cannot help.
+            self._fatal = error
+            self._closing = True
+            self._fail_everything(error)
         self._emit(Update("error", game_id, message, self.copies.get(game_id or "")))
 
     def _want_legal_moves(self, copy: GameCopy) -> None:
@@ -460,6 +514,9 @@ class Connection:
         re-subscribing with its version (WEBSOCKET.md, ``patch``)."""
         if not copy.needs_legal_moves or copy.game_id in self._resyncing:
             return
+        target = self._targets.get(copy.game_id)
+        if target is not None and copy.version is not None and copy.version < target:
+            return  # catching up to the last ``subscribed``, which brought its legal moves
         for key, request in self._requests.items():
             if key[0] == "move" and request.message["game_id"] == copy.game_id:
                 return  # its reply will bring them

@@ -444,7 +444,7 @@ export class Connection extends Emitter<ConnectionEvents> {
         this.toGame(message.game_id, message);
         const pending = this.moves.get(message.move_id);
         this.moves.delete(message.move_id);
-        pending?.resolve(message);
+        if (pending) this.resolveWhenHeld(message, pending);
         return;
       }
       case 'rejected':
@@ -456,6 +456,25 @@ export class Connection extends Emitter<ConnectionEvents> {
       default:
         return;
     }
+  }
+
+  /**
+   * Resolve a move once the copy holds the version its `accepted` names: a duplicate's
+   * carries no patch, and the copy may be behind it (it resyncs); the caller then moves on
+   * from the right version.
+   */
+  private resolveWhenHeld(accepted: AcceptedMessage, pending: PendingMove): void {
+    const game = this.games.get(accepted.game_id);
+    const held = () => game === undefined || (game.version !== null && game.version >= accepted.version);
+    if (held()) {
+      pending.resolve(accepted);
+      return;
+    }
+    const off = game!.on('change', () => {
+      if (!held()) return;
+      off();
+      pending.resolve(accepted);
+    });
   }
 
   private toGame(gameId: string, message: ServerMessage): void {
@@ -495,7 +514,10 @@ export class Connection extends Emitter<ConnectionEvents> {
   private onError(message: Extract<ServerMessage, { type: 'error' }>): void {
     const error = errorFromMessage(message);
     if (message.code === 'protocol_retired') {
-      this.stopped = true; // this server speaks another protocol version: reconnecting cannot help
+      // This server speaks another protocol version: reconnecting cannot help, and nothing
+      // waiting (a subscribe, a move) will ever be answered.
+      this.stopped = true;
+      this.failPending(error);
     }
     if (message.in_reply_to === 'auth') {
       const waiters = this.authWaiters;

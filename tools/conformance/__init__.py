@@ -1,0 +1,2 @@
+"""The conformance kit for client implementations: ``python -m tools.conformance serve``
+(``README.md`` here)."""
