@@ -310,5 +310,7 @@ def test_daily_challenge_and_its_leaderboard(open_page: Any) -> None:
     # A player without a display name: a short anonymous label, never the raw id.
     assert row.inner_text().split("\t")[1] == f"anonymous {player[2:6]}"
     board = httpx.get(f"{web.base_url}/v1/leaderboards/balcony/{date}", timeout=5).json()
-    assert [e["player_id"] for e in board["entries"]] == [player]
+    # The worker's web server is shared by its modules, whose players may be on today's
+    # board too (in any order): this player's one entry is what this test made.
+    assert [e["player_id"] for e in board["entries"]].count(player) == 1
     assert web.testid("leaderboard-title").inner_text() == f"Balcony, {date}"
