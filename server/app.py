@@ -26,6 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from server import metrics, rest, web
+from server.accounts import routes as accounts
 from server.codec import respond, wants_msgpack
 from server.config import Settings, WeakSecret
 from server.dailies import DailySelector
@@ -234,6 +235,8 @@ ROUTES: list[Any] = [
     Route("/v1/players/me", rest.put_me, methods=["PUT", "PATCH"]),
     Route("/v1/players/me/games", rest.get_my_games, methods=["GET"]),
     Route("/v1/players/me/stats", rest.get_my_stats, methods=["GET"]),
+    Route("/v1/players/me/token", accounts.renew_token, methods=["POST"]),
+    Route("/v1/players/me/tokens", accounts.revoke_tokens, methods=["DELETE"]),
     Route("/v1/games", rest.list_games, methods=["GET"]),
     Route("/v1/games", rest.create_game, methods=["POST"]),
     Route("/v1/games/{id}", rest.get_game, methods=["GET"]),
@@ -315,6 +318,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
             ranked_min_account_age=settings.ranked_min_account_age,
         )
         app.state.service = service
+        await service.revocations.start()
         service.max_moves_per_game = settings.limits.max_moves_per_game
         app.state.limits = Limiter(client, settings.limits, store.batcher)
         app.state.audit_pool = AuditPool(settings.limits)
@@ -339,6 +343,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
             await stop_task(redrive)
             await stop_task(names)
             await stop_task(tallies)
+            await service.revocations.stop()
             await app.state.hub.stop()
             await app.state.limits.stop()
             app.state.audit_pool.stop()

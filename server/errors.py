@@ -20,6 +20,10 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "unsupported_media_type": (415, "Content-Type is neither application/json nor msgpack"),
     "not_acceptable": (406, "Accept names neither application/json nor msgpack"),
     "unauthorized": (401, "missing, malformed, forged or expired token"),
+    "token_revoked": (
+        401,
+        "the token was revoked (signed out everywhere, or the account deleted); sign in again",
+    ),
     "not_authenticated": (401, "a WebSocket message that needs 'auth' came first"),
     "forbidden": (403, "only the game's owner may move in it"),
     "daily_open": (

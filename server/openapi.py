@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from server import rest
+from server.accounts import routes as accounts
 from server.audit.core import SIGNALS
 from server.rules import GAME_NAMES
 from server.ws_schema import WS_SCHEMAS
@@ -460,7 +461,45 @@ RENAME = {
     "requestBody": _request(rest.NAME_BODY, "the new display name (null: none)"),
     "responses": {"200": _body(_ref("Me"), "the player"), **_errors(400, 401, 409, 413, 415)},
 }
+SCHEMAS["TokenAnswer"] = accounts.TOKEN_ANSWER
 PLAYER_PATHS: dict[str, Any] = {
+    "/v1/players/me/token": {
+        "post": {
+            "summary": "Renew: a fresh token (30 days) for a valid one; keeps the player's "
+            "record alive as long again",
+            "security": SECURED,
+            "requestBody": _request(rest.EMPTY_BODY, "nothing (or {})", False),
+            "responses": {
+                "200": _body(_ref("TokenAnswer"), "the new token"),
+                **_errors(400, 401, 413, 415),
+            },
+        }
+    },
+    "/v1/players/me/tokens": {
+        "delete": {
+            "summary": "Sign out everywhere: every token of the caller issued until now is "
+            "refused (on every instance within 2 s; its WebSockets are closed)",
+            "security": SECURED,
+            "requestBody": _request(rest.EMPTY_BODY, "nothing (or {})", False),
+            "responses": {
+                "200": _body(
+                    {
+                        "type": "object",
+                        "required": ["player_id", "revoked_before"],
+                        "properties": {
+                            "player_id": {"type": "string"},
+                            "revoked_before": {
+                                "type": "integer",
+                                "description": "Unix ms: tokens issued before are refused",
+                            },
+                        },
+                    },
+                    "done",
+                ),
+                **_errors(400, 401, 413, 415),
+            },
+        }
+    },
     "/v1/players/me": {
         "get": {
             "summary": "The caller's player record",

@@ -16,6 +16,7 @@ from typing import Any
 from protocol import chain
 from protocol.rng import InvalidSeed, random_seed, validate_seed
 from server import auth, daily, keys
+from server.accounts.revocation import Revocations
 from server.codec import pack
 from server.config import Limits
 from server.dailies import CATCH_UP_DAYS, NOT_READY_RETRY_MS, Choice, load_choice
@@ -147,6 +148,8 @@ class GameService:
         self.leaderboards = Leaderboards(store.redis)
         self.players = store.players
         self.secret = secret
+        #: This process's copy of the token revocations (the app starts its reading).
+        self.revocations = Revocations(store.redis, lambda: self.clock() / 1000)
         #: Moves a game takes before only ``resign`` is (README.md, "Limits").
         self.max_moves_per_game = Limits.max_moves_per_game
         #: Called with a day whose choice was missing (the app's selector picks it up).
@@ -169,7 +172,7 @@ class GameService:
         await self.store.add_player(player_id, self.clock())
         return {
             "player_id": player_id,
-            "token": auth.issue_token(self.secret, player_id, time.time()),
+            "token": auth.issue_token(self.secret, player_id, self.clock() / 1000),
             "name": display,
         }
 
@@ -226,7 +229,13 @@ class GameService:
         )
 
     def authenticate(self, token: object) -> str:
-        return auth.verify_token(self.secret, token, time.time())
+        return self.token_claims(token).player_id
+
+    def token_claims(self, token: object) -> auth.Claims:
+        """The claims of a valid token not revoked; ``unauthorized`` or ``token_revoked``."""
+        claims = auth.verify(self.secret, token, self.clock() / 1000)
+        self.revocations.check(claims)
+        return claims
 
     # -- games --------------------------------------------------------------
 

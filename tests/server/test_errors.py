@@ -570,6 +570,7 @@ async def test_every_error_code_is_covered() -> None:
         "undo_ranked": "tests/server/test_undo_moves.py",
         "name_taken": "tests/server/test_players.py",
         "not_finished": "tests/server/test_players.py",
+        "token_revoked": "tests/server/test_accounts.py",
     }
     covered = set(REST_CASES) | set(WS_CASES) | set(elsewhere)
     assert covered == set(ERROR_CODES)

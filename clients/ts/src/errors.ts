@@ -39,7 +39,7 @@ export class SolitaireError extends Error {
 
 /** The request itself is wrong: malformed, a missing/unknown/invalid field, too large, a bad seed, a retired protocol version. */
 export class RequestError extends SolitaireError {}
-/** No valid token, not authenticated on the socket, or not allowed (owner only, account too new). */
+/** No valid token (or a revoked one), not authenticated on the socket, or not allowed (owner only, account too new). */
 export class AuthError extends SolitaireError {}
 /** No such game, game name, route, or daily challenge. */
 export class NotFoundError extends SolitaireError {}
@@ -74,6 +74,7 @@ export const ERROR_FAMILIES: Readonly<Record<ErrorCode, ErrorClass>> = Object.fr
   protocol_retired: RequestError,
   unauthorized: AuthError,
   not_authenticated: AuthError,
+  token_revoked: AuthError,
   forbidden: AuthError,
   account_too_new: AuthError,
   unknown_game: NotFoundError,

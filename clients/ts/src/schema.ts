@@ -7,7 +7,7 @@
 export const API_VERSION = "1";
 
 /** Every error code of protocol/ERRORS.md. */
-export const ERROR_CODES = ["account_too_new", "audit_busy", "daily_closed", "daily_not_ready", "daily_open", "forbidden", "frame_too_large", "game_over", "hints_busy", "hints_ranked", "illegal_move", "internal", "invalid_field", "invalid_seed", "malformed", "malformed_move", "method_not_allowed", "missing_field", "move_limit", "name_taken", "no_daily", "not_acceptable", "not_authenticated", "not_finished", "not_found", "not_open", "not_replicated", "protocol_retired", "rate_limited", "stale", "store_unavailable", "too_many_connections", "too_many_errors", "unauthorized", "undo_ranked", "unknown_field", "unknown_game", "unknown_game_name", "unknown_type", "unsupported_media_type"] as const;
+export const ERROR_CODES = ["account_too_new", "audit_busy", "daily_closed", "daily_not_ready", "daily_open", "forbidden", "frame_too_large", "game_over", "hints_busy", "hints_ranked", "illegal_move", "internal", "invalid_field", "invalid_seed", "malformed", "malformed_move", "method_not_allowed", "missing_field", "move_limit", "name_taken", "no_daily", "not_acceptable", "not_authenticated", "not_finished", "not_found", "not_open", "not_replicated", "protocol_retired", "rate_limited", "stale", "store_unavailable", "token_revoked", "too_many_connections", "too_many_errors", "unauthorized", "undo_ranked", "unknown_field", "unknown_game", "unknown_game_name", "unknown_type", "unsupported_media_type"] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export type ErrorBody = {
@@ -473,6 +473,14 @@ export type GameStats = {
   best_streak: number;
 };
 
+export type TokenAnswer = {
+  player_id: string;
+  token: string;
+  name: string | null;
+  /** Unix ms; renew before */
+  expires_at: number;
+};
+
 /** Every REST operation: its parameters, body, answer and authentication. */
 export interface Operations {
   /** Liveness */
@@ -644,6 +652,22 @@ export interface Operations {
   "POST /v1/audit": {
     body: AuditRequest;
     response: Verdict;
+    auth: "required";
+  };
+  /** Renew: a fresh token (30 days) for a valid one; keeps the player's record alive as long again */
+  "POST /v1/players/me/token": {
+    body?: Record<string, unknown>;
+    response: TokenAnswer;
+    auth: "required";
+  };
+  /** Sign out everywhere: every token of the caller issued until now is refused (on every instance within 2 s; its WebSockets are closed) */
+  "DELETE /v1/players/me/tokens": {
+    body?: Record<string, unknown>;
+    response: {
+      player_id: string;
+      /** Unix ms: tokens issued before are refused */
+      revoked_before: number;
+    };
     auth: "required";
   };
   /** The caller's player record */

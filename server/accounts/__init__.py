@@ -1,0 +1,9 @@
+"""Accounts that last (``protocol/ACCOUNTS.md``): token renewal and revocation, transfer
+codes, export and deletion of a player's data.
+
+* :mod:`server.accounts.revocation`: "sign out everywhere", checked on every instance
+  within :data:`~server.accounts.revocation.REFUSAL_BOUND` seconds, sockets included;
+* :mod:`server.accounts.transfer`: one-time codes that move a player to a new device;
+* :mod:`server.accounts.erasure`: a player's data exported, or deleted;
+* :mod:`server.accounts.routes`: the REST routes under ``/v1/players``.
+"""

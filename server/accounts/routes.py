@@ -1,0 +1,55 @@
+"""The accounts' REST routes (``protocol/REST.md``, "Accounts"; ``protocol/ACCOUNTS.md``).
+
+Each checks its body against the schema ``/openapi.json`` publishes (``server/openapi.py``
+takes them from here), as ``server/rest.py`` does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from server import auth
+from server.accounts import tokens
+from server.auth import bearer_token
+from server.codec import read_body, respond
+from server.errors import ApiError
+from server.rest import EMPTY_BODY, player, service_of
+from server.schema import check
+
+#: What a route that hands out a token answers (``POST /v1/players`` answers the first
+#: three).
+TOKEN_ANSWER: dict[str, Any] = {
+    "type": "object",
+    "required": ["player_id", "token", "name", "expires_at"],
+    "properties": {
+        "player_id": {"type": "string"},
+        "token": {"type": "string"},
+        "name": {"type": ["string", "null"]},
+        "expires_at": {"type": "integer", "description": "Unix ms; renew before"},
+    },
+}
+
+
+def claims(request: Request) -> auth.Claims:
+    """The claims of the request's token, or ``unauthorized`` / ``token_revoked``."""
+    token = bearer_token(request.headers.get("authorization"))
+    if token is None:
+        raise ApiError("unauthorized", "this route needs 'Authorization: Bearer <token>'")
+    return service_of(request).token_claims(token)
+
+
+async def renew_token(request: Request) -> Response:
+    """``POST /v1/players/me/token``: a fresh token for a valid one."""
+    current = claims(request)
+    check(await read_body(request), EMPTY_BODY)
+    return respond(request, await tokens.renew(service_of(request), current))
+
+
+async def revoke_tokens(request: Request) -> Response:
+    """``DELETE /v1/players/me/tokens``: sign out everywhere."""
+    player_id = player(request)
+    check(await read_body(request), EMPTY_BODY)
+    return respond(request, await tokens.sign_out_everywhere(service_of(request), player_id))

@@ -1,0 +1,172 @@
+"""Accounts that last (issue 24): token renewal and revocation ("sign out everywhere"),
+on two in-process instances sharing one Redis (standalone and cluster)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from server_support import (
+    WAIT,
+    Api,
+    Player,
+    RunningServer,
+    bearer,
+    error_code,
+    run_app,
+    ws_clients,
+)
+from websockets.exceptions import ConnectionClosed
+
+from server import auth
+from server.accounts import tokens
+from server.accounts.revocation import REFUSAL_BOUND, not_before_key
+from server.players import player_key
+
+
+@pytest.fixture
+async def other(redis_url: str, redis_cluster: bool) -> AsyncIterator[RunningServer]:
+    """A second instance on the same Redis."""
+    async with run_app(redis_url, redis_cluster=redis_cluster) as running:
+        yield running
+
+
+@pytest.fixture
+async def other_http(other: RunningServer) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(base_url=other.base_url, timeout=WAIT * 2) as client:
+        yield client
+
+
+async def renew(http: httpx.AsyncClient, token: str) -> httpx.Response:
+    return await http.post("/v1/players/me/token", headers=bearer(token))
+
+
+async def test_renewal_gives_a_fresh_token_of_the_same_player(http, api: Api) -> None:
+    response = await http.post("/v1/players", json={"name": "Renewer"})
+    me = Player(response.json()["player_id"], response.json()["token"])
+    before = time.time()
+    response = await renew(http, me.token)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert set(body) == {"player_id", "token", "name", "expires_at"}
+    assert body["player_id"] == me.player_id and body["name"] == "Renewer"
+    expires = int(body["token"].split(".")[2])
+    assert body["expires_at"] == expires * 1000
+    assert before + auth.TOKEN_LIFETIME - 1 <= expires <= time.time() + auth.TOKEN_LIFETIME
+    fresh = Player(me.player_id, body["token"])
+    answer = await http.get("/v1/players/me", headers=fresh.headers)
+    assert answer.status_code == 200 and answer.json()["player_id"] == me.player_id
+    # The old token stays valid until it expires (renewal is no revocation).
+    assert (await http.get("/v1/players/me", headers=me.headers)).status_code == 200
+
+
+async def test_renewal_keeps_the_players_record_alive(http, api: Api, redis_client) -> None:
+    me = await api.player()
+    await api.create_game(me, "balcony", "keep-alive")
+    for key in (player_key(me.player_id), f"{player_key(me.player_id)}:games"):
+        await redis_client.expire(key, 60)  # as if the player had been idle for a month
+    assert (await renew(http, me.token)).status_code == 200
+    idle_ttl = 30 * 24 * 3600
+    for key in (player_key(me.player_id), f"{player_key(me.player_id)}:games"):
+        assert await redis_client.ttl(key) > idle_ttl - 60, key
+
+
+async def test_renewal_refuses_a_missing_forged_or_expired_token_and_a_body(http, api: Api) -> None:
+    me = await api.player()
+    assert error_code(await http.post("/v1/players/me/token")) == "unauthorized"
+    forged = me.token[:-2] + ("AA" if not me.token.endswith("AA") else "BB")
+    response = await renew(http, forged)
+    assert response.status_code == 401 and error_code(response) == "unauthorized"
+    expired = auth.issue_token(b"x" * 32, me.player_id, time.time() - auth.TOKEN_LIFETIME - 5)
+    assert error_code(await renew(http, expired)) == "unauthorized"
+    response = await http.post("/v1/players/me/token", json={"ttl": 5}, headers=me.headers)
+    assert response.status_code == 400 and error_code(response) == "unknown_field"
+    response = await http.post(
+        "/v1/players/me/token",
+        content=b"[1",
+        headers={**me.headers, "Content-Type": "application/json"},
+    )
+    assert response.status_code == 400 and error_code(response) == "malformed"
+    response = await http.delete("/v1/players/me/tokens", headers=bearer("v1.x.1.y"))
+    assert response.status_code == 401 and error_code(response) == "unauthorized"
+    # Nothing refused above revoked anything.
+    assert (await http.get("/v1/players/me", headers=me.headers)).status_code == 200
+
+
+async def test_sign_out_everywhere_is_refused_on_every_instance_within_the_bound(
+    http, api: Api, other_http: httpx.AsyncClient, redis_client
+) -> None:
+    me = await api.player()
+    renewed = Player(me.player_id, (await renew(http, me.token)).json()["token"])
+    bystander = await api.player()
+    for client in (http, other_http):  # the other instance knows the tokens as good
+        assert (await client.get("/v1/players/me", headers=renewed.headers)).status_code == 200
+    response = await http.delete("/v1/players/me/tokens", headers=me.headers)
+    revoked_at = time.monotonic()
+    assert response.status_code == 200, response.text
+    assert response.json()["player_id"] == me.player_id
+    assert await redis_client.get(not_before_key(me.player_id)) is not None
+    # The instance that revoked refuses both tokens at once...
+    for token in (me.token, renewed.token):
+        answer = await http.get("/v1/players/me", headers=bearer(token))
+        assert answer.status_code == 401 and error_code(answer) == "token_revoked"
+    # ... and renewal is refused everywhere at once (it reads the revocation itself).
+    answer = await renew(other_http, renewed.token)
+    assert answer.status_code == 401 and error_code(answer) == "token_revoked"
+    # The other instance refuses every request within the bound.
+    while True:
+        answer = await other_http.get("/v1/players/me/stats", headers=me.headers)
+        if answer.status_code == 401:
+            break
+        assert time.monotonic() - revoked_at < REFUSAL_BOUND, "still accepted past the bound"
+        await asyncio.sleep(0.05)
+    assert error_code(answer) == "token_revoked"
+    assert time.monotonic() - revoked_at < REFUSAL_BOUND
+    moved = await other_http.post("/v1/games", json={"game": "balcony"}, headers=me.headers)
+    assert error_code(moved) == "token_revoked"
+    # Another player is untouched.
+    answer = await other_http.get("/v1/players/me", headers=bystander.headers)
+    assert answer.status_code == 200
+
+
+async def test_a_token_issued_after_a_revocation_is_good(server: RunningServer, api: Api) -> None:
+    """Even in the very second of the revocation (a token counts as issued no earlier
+    than the player's latest revocation)."""
+    me = await api.player()
+    service = server.app.state.service
+    await tokens.sign_out_everywhere(service, me.player_id)
+    fresh = (await tokens.token_answer(service, me.player_id))["token"]
+    assert service.authenticate(fresh) == me.player_id
+    answer = await api.http.get("/v1/players/me", headers=bearer(fresh))
+    assert answer.status_code == 200
+
+
+async def test_an_open_websocket_of_a_revoked_player_is_told_and_closed(
+    http, api: Api, other: RunningServer
+) -> None:
+    me, bystander = await api.player(), await api.player()
+    game = await api.create_game(me, "balcony", "revoked-socket")
+    async with ws_clients(other.ws_url) as connect:
+        mine, theirs = await connect(), await connect()
+        await mine.auth(me)
+        await theirs.auth(bystander)
+        for client in (mine, theirs):
+            await client.subscribe(game["id"])
+            await client.recv("snapshot")
+        response = await http.delete("/v1/players/me/tokens", headers=me.headers)
+        assert response.status_code == 200
+        revoked_at = time.monotonic()
+        error = await mine.recv("error", timeout=REFUSAL_BOUND + 1)
+        assert error["code"] == "token_revoked" and error["in_reply_to"] is None
+        assert time.monotonic() - revoked_at < REFUSAL_BOUND
+        with pytest.raises(ConnectionClosed):
+            await mine.recv(timeout=WAIT)
+        assert mine.connection.close_code == 1008
+        assert await theirs.ping() == []  # the other player's socket stays
+        # A new socket cannot authenticate with the revoked token.
+        again = await connect()
+        await again.send({"type": "auth", "token": me.token})
+        assert (await again.recv("error"))["code"] == "token_revoked"
