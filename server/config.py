@@ -81,6 +81,9 @@ class Limits:
     audits_per_minute: int = 6
     #: Display-name changes (``PUT``/``PATCH /v1/players/me``) per player per hour.
     name_changes_per_hour: int = 10
+    #: Transfer codes made per player per hour, and redemptions tried per address per hour.
+    transfer_codes_per_hour: int = 5
+    transfer_redeems_per_hour: int = 20
     #: Open WebSockets per client address, over every instance.
     max_connections_per_address: int = 64
     #: Frames a WebSocket may send in a burst, and their refill per second.
@@ -134,6 +137,16 @@ LIMIT_OPTIONS: dict[str, tuple[str, str, str]] = {
         "--name-changes-per-hour",
         "NAME_CHANGES_PER_HOUR",
         "display-name changes (PUT/PATCH /v1/players/me) per player per hour",
+    ),
+    "transfer_codes_per_hour": (
+        "--transfer-codes-per-hour",
+        "TRANSFER_CODES_PER_HOUR",
+        "transfer codes made (POST /v1/players/me/transfer) per player per hour",
+    ),
+    "transfer_redeems_per_hour": (
+        "--transfer-redeems-per-hour",
+        "TRANSFER_REDEEMS_PER_HOUR",
+        "transfer codes tried (POST /v1/players/transfer) per client address per hour",
     ),
     "max_connections_per_address": (
         "--max-connections-per-address",

@@ -39,6 +39,10 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "unknown_game": (404, "no game has this id (or it expired)"),
     "unknown_game_name": (404, "not one of the five games"),
     "not_found": (404, "no such route"),
+    "unknown_transfer_code": (
+        404,
+        "no such transfer code: mistyped, used, voided or older than 15 minutes",
+    ),
     "not_open": (404, "that day's daily challenge has not opened yet"),
     "no_daily": (404, "no challenge was held that day (before this server chose any)"),
     "method_not_allowed": (405, "the route does not take this method"),

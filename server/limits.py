@@ -140,6 +140,8 @@ def rates(limits: Limits) -> dict[str, Rate]:
         Rate("audits", limits.audits_per_minute, MINUTE_MS),
         Rate("hints", limits.hints_per_minute, MINUTE_MS),
         Rate("name_changes", limits.name_changes_per_hour, HOUR_MS),
+        Rate("transfer_codes", limits.transfer_codes_per_hour, HOUR_MS),
+        Rate("transfer_redeems", limits.transfer_redeems_per_hour, HOUR_MS),
     ]
     return {rate.kind: rate for rate in table}
 
@@ -525,6 +527,10 @@ def buckets(method: str, path: str, address: str, player: str | None) -> list[tu
     if method == "POST":
         if path == "/v1/players":
             checks.append(("players", address))
+        elif path == "/v1/players/me/transfer":
+            checks.append(("transfer_codes", player or address))
+        elif path == "/v1/players/transfer":
+            checks.append(("transfer_redeems", address))
         elif path == "/v1/audit":
             checks.append(("audits", player or address))
         elif path.startswith("/v1/games/") and path.endswith("/hint"):

@@ -24,8 +24,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 REQUEST_ID_HEADER = "x-request-id"
 #: A client's request id is kept only if it looks like one (no log injection).
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
-#: Bearer tokens (``server.auth``) and Authorization header values.
-TOKEN = re.compile(r"v1\.[A-Za-z0-9_-]+\.\d+\.[A-Za-z0-9_-]+|(?i:bearer)\s+[A-Za-z0-9._~+/=-]+")
+#: Bearer tokens (``server.auth``), Authorization header values and transfer codes
+#: as shown (``server.accounts.transfer``: four groups of four, any case).
+TOKEN = re.compile(
+    r"v1\.[A-Za-z0-9_-]+\.\d+\.[A-Za-z0-9_-]+|(?i:bearer)\s+[A-Za-z0-9._~+/=-]+"
+    r"|\b(?i:[0-9A-Z]{4}(?:-[0-9A-Z]{4}){3})\b"
+)
 SCRUBBED = "[scrubbed]"
 
 request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)

@@ -411,11 +411,17 @@ SCHEMAS["Player"]["properties"]["name"] = NAME
 SCHEMAS["LeaderboardEntry"]["properties"]["name"] = NAME
 SCHEMAS["Me"] = {
     "type": "object",
-    "required": ["player_id", "name", "created_at"],
+    "description": "the account view (protocol/ACCOUNTS.md)",
+    "required": ["player_id", "name", "created_at", "transfer_codes"],
     "properties": {
         "player_id": {"type": "string"},
         "name": NAME,
         "created_at": {"type": "integer", "description": "Unix ms"},
+        "transfer_codes": {
+            "type": "array",
+            "items": accounts.PENDING_CODE,
+            "description": "pending transfer codes (not the codes), oldest first",
+        },
     },
 }
 SCHEMAS["GameSummary"] = {
@@ -472,6 +478,29 @@ PLAYER_PATHS: dict[str, Any] = {
             "responses": {
                 "200": _body(_ref("TokenAnswer"), "the new token"),
                 **_errors(400, 401, 413, 415),
+            },
+        }
+    },
+    "/v1/players/me/transfer": {
+        "post": {
+            "summary": "A one-time transfer code (80 bits, 15 minutes) that moves the player "
+            "to a new device (POST /v1/players/transfer); at most 5 pending",
+            "security": SECURED,
+            "requestBody": _request(rest.EMPTY_BODY, "nothing (or {})", False),
+            "responses": {
+                "201": _body(accounts.TRANSFER_CODE, "the code, shown once"),
+                **_errors(400, 401, 413, 415),
+            },
+        }
+    },
+    "/v1/players/transfer": {
+        "post": {
+            "summary": "Redeem a transfer code on the new device: the code's player and a "
+            "fresh token (the code is used up)",
+            "requestBody": _request(accounts.REDEEM_BODY, "the code"),
+            "responses": {
+                "200": _body(_ref("TokenAnswer"), "the player and its new token"),
+                **_errors(400, 404, 413, 415),
             },
         }
     },

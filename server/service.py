@@ -16,6 +16,7 @@ from typing import Any
 from protocol import chain
 from protocol.rng import InvalidSeed, random_seed, validate_seed
 from server import auth, daily, keys
+from server.accounts import transfer
 from server.accounts.revocation import Revocations
 from server.codec import pack
 from server.config import Limits
@@ -177,9 +178,16 @@ class GameService:
         }
 
     async def me(self, player_id: str) -> dict[str, Any]:
-        created_at = await self.store.player_created_at(player_id, self.clock())
+        now = self.clock()
+        created_at = await self.store.player_created_at(player_id, now)
         name = await self.players.name(player_id)
-        return {"player_id": player_id, "name": name, "created_at": created_at}
+        codes = await transfer.pending_codes(self.store.redis, player_id, now)
+        return {
+            "player_id": player_id,
+            "name": name,
+            "created_at": created_at,
+            "transfer_codes": codes,
+        }
 
     async def rename(self, player_id: str, name: object) -> dict[str, Any]:
         """Set (a string) or clear (None) the player's display name."""

@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from server import auth
-from server.accounts import tokens
+from server.accounts import tokens, transfer
 from server.auth import bearer_token
 from server.codec import read_body, respond
 from server.errors import ApiError
@@ -30,6 +30,35 @@ TOKEN_ANSWER: dict[str, Any] = {
         "name": {"type": ["string", "null"]},
         "expires_at": {"type": "integer", "description": "Unix ms; renew before"},
     },
+}
+
+
+#: ``POST /v1/players/transfer``: the code as shown (its dashes and spaces optional).
+REDEEM_BODY: dict[str, Any] = {
+    "type": "object",
+    "required": ["code"],
+    "additionalProperties": False,
+    "properties": {
+        "code": {
+            "type": "string",
+            "pattern": transfer.CODE_PATTERN,
+            "description": "the transfer code, as shown (case, dashes and spaces do not matter)",
+        }
+    },
+}
+TRANSFER_CODE: dict[str, Any] = {
+    "type": "object",
+    "required": ["code", "expires_at"],
+    "properties": {
+        "code": {"type": "string", "description": "16 characters in 4 groups; shown once"},
+        "expires_at": {"type": "integer", "description": "Unix ms (15 minutes)"},
+    },
+}
+#: A pending code in the account view (never the code itself).
+PENDING_CODE: dict[str, Any] = {
+    "type": "object",
+    "required": ["id", "expires_at"],
+    "properties": {"id": {"type": "string"}, "expires_at": {"type": "integer"}},
 }
 
 
@@ -53,3 +82,21 @@ async def revoke_tokens(request: Request) -> Response:
     player_id = player(request)
     check(await read_body(request), EMPTY_BODY)
     return respond(request, await tokens.sign_out_everywhere(service_of(request), player_id))
+
+
+async def create_transfer_code(request: Request) -> Response:
+    """``POST /v1/players/me/transfer``: a one-time code for moving to a new device."""
+    player_id = player(request)
+    check(await read_body(request), EMPTY_BODY)
+    service = service_of(request)
+    return respond(
+        request, await transfer.create(service.store.redis, player_id, service.clock()), 201
+    )
+
+
+async def redeem_transfer_code(request: Request) -> Response:
+    """``POST /v1/players/transfer``: the code's player and a fresh token of it."""
+    body = check(await read_body(request), REDEEM_BODY)
+    service = service_of(request)
+    player_id = await transfer.redeem(service.store.redis, body["code"], service.clock())
+    return respond(request, await tokens.token_answer(service, player_id))

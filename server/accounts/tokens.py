@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from server import auth
+from server.accounts import transfer
 from server.accounts.revocation import not_before
 from server.errors import ApiError
 from server.service import GameService
@@ -41,6 +42,8 @@ async def renew(service: GameService, claims: auth.Claims) -> dict[str, Any]:
 
 
 async def sign_out_everywhere(service: GameService, player_id: str) -> dict[str, Any]:
-    """Revoke every token of the player issued until now, the caller's included."""
+    """Revoke every token of the player issued until now, the caller's included, and
+    void its pending transfer codes (redemption refuses them anyway)."""
     revoked_before = await service.revocations.revoke(player_id, service.clock() / 1000)
+    await transfer.void_all(service.store.redis, player_id)
     return {"player_id": player_id, "revoked_before": revoked_before * 1000}

@@ -22,7 +22,7 @@ from server_support import (
 from websockets.exceptions import ConnectionClosed
 
 from server import auth
-from server.accounts import tokens
+from server.accounts import tokens, transfer
 from server.accounts.revocation import REFUSAL_BOUND, not_before_key
 from server.players import player_key
 
@@ -170,3 +170,128 @@ async def test_an_open_websocket_of_a_revoked_player_is_told_and_closed(
         again = await connect()
         await again.send({"type": "auth", "token": me.token})
         assert (await again.recv("error"))["code"] == "token_revoked"
+
+
+# -- transfer codes ---------------------------------------------------------------------
+
+
+async def new_code(http: httpx.AsyncClient, player: Player) -> dict:
+    response = await http.post("/v1/players/me/transfer", headers=player.headers)
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+async def redeem(http: httpx.AsyncClient, code: str) -> httpx.Response:
+    return await http.post("/v1/players/transfer", json={"code": code})
+
+
+async def test_a_transfer_code_moves_the_player_to_a_new_device(
+    http, api: Api, other_http: httpx.AsyncClient, redis_client
+) -> None:
+    response = await http.post("/v1/players", json={"name": "Mover"})
+    me = Player(response.json()["player_id"], response.json()["token"])
+    await api.create_game(me, "balcony", "moved")
+    issued = await new_code(http, me)
+    code = issued["code"]
+    assert transfer.normal(code) and len(code) == 19 and code.count("-") == 3
+    assert 80 <= 16 * 5  # 16 characters of a 32-letter alphabet: 80 bits (>= 60)
+    now_ms = time.time() * 1000
+    assert now_ms + 14 * 60_000 < issued["expires_at"] <= now_ms + 15 * 60_000 + 1000
+    # Listed in the account view, never the code itself (nor in Redis).
+    view = await http.get("/v1/players/me", headers=me.headers)
+    [pending] = view.json()["transfer_codes"]
+    assert pending["expires_at"] == issued["expires_at"]
+    assert transfer.normal(code) not in view.text
+    for key in await redis_client.keys("*"):
+        value = await redis_client.type(key)
+        assert transfer.normal(code).encode() not in key, key
+        if value == b"string":
+            assert transfer.normal(code).encode() not in await redis_client.get(key)
+    # The new device (another instance) types it in lower case, without dashes.
+    moved = await redeem(other_http, code.replace("-", "").lower())
+    assert moved.status_code == 200, moved.text
+    body = moved.json()
+    assert body["player_id"] == me.player_id and body["name"] == "Mover"
+    new_device = Player(me.player_id, body["token"])
+    games = await other_http.get("/v1/players/me/games", headers=new_device.headers)
+    assert [game["game"] for game in games.json()["games"]] == ["balcony"]
+    # Single use; and no longer listed.
+    again = await redeem(http, code)
+    assert again.status_code == 404 and error_code(again) == "unknown_transfer_code"
+    view = await http.get("/v1/players/me", headers=me.headers)
+    assert view.json()["transfer_codes"] == []
+    # The old device keeps its token (moving is not signing out).
+    assert (await http.get("/v1/players/me", headers=me.headers)).status_code == 200
+
+
+async def test_a_transfer_code_lasts_15_minutes(server: RunningServer, http, api: Api) -> None:
+    now = [int(time.time() * 1000)]
+    server.app.state.service.clock = lambda: now[0]
+    me = await api.player()
+    first, second = await new_code(http, me), await new_code(http, me)
+    now[0] += transfer.CODE_LIFETIME_MS - 1
+    assert (await redeem(http, first["code"])).status_code == 200
+    view = await http.get("/v1/players/me", headers=me.headers)
+    assert [entry["expires_at"] for entry in view.json()["transfer_codes"]] == [
+        second["expires_at"]
+    ]
+    now[0] += 2
+    late = await redeem(http, second["code"])
+    assert late.status_code == 404 and error_code(late) == "unknown_transfer_code"
+    view = await http.get("/v1/players/me", headers=me.headers)
+    assert view.json()["transfer_codes"] == []
+
+
+async def test_at_most_five_codes_are_pending(http, api: Api) -> None:
+    me = await api.player()
+    for _ in range(transfer.MAX_PENDING):
+        await new_code(http, me)
+    refused = await http.post("/v1/players/me/transfer", headers=me.headers)
+    assert refused.status_code == 429 and error_code(refused) == "rate_limited"
+    assert refused.json()["error"]["limit"] == "transfer_codes"
+    view = await http.get("/v1/players/me", headers=me.headers)
+    assert len(view.json()["transfer_codes"]) == transfer.MAX_PENDING
+
+
+async def test_sign_out_everywhere_voids_pending_codes(http, api: Api) -> None:
+    me = await api.player()
+    code = (await new_code(http, me))["code"]
+    assert (await http.delete("/v1/players/me/tokens", headers=me.headers)).status_code == 200
+    voided = await redeem(http, code)
+    assert voided.status_code == 404 and error_code(voided) == "unknown_transfer_code"
+
+
+async def test_bad_transfer_requests_are_typed_and_change_nothing(
+    http, api: Api, redis_client
+) -> None:
+    me = await api.player()
+    code = (await new_code(http, me))["code"]
+    cases = [
+        ({}, 400, "missing_field"),
+        ({"code": 5}, 400, "invalid_field"),
+        ({"code": None}, 400, "invalid_field"),
+        ({"code": "short"}, 400, "invalid_field"),
+        ({"code": "x" * 40}, 400, "invalid_field"),
+        ({"code": code, "player_id": me.player_id}, 400, "unknown_field"),
+        ({"code": "UUUU-UUUU-UUUU-UUUU"}, 404, "unknown_transfer_code"),
+        ({"code": "0000-0000-0000-000"}, 404, "unknown_transfer_code"),
+        ({"code": "0000 0000 0000 0000"}, 404, "unknown_transfer_code"),
+    ]
+    for body, status, code_name in cases:
+        response = await http.post("/v1/players/transfer", json=body)
+        assert response.status_code == status, (body, response.text)
+        assert error_code(response) == code_name, body
+    for content in (b"[1", b"\xff", b'"code"'):
+        response = await http.post(
+            "/v1/players/transfer",
+            content=content,
+            headers={"Content-Type": "application/json"},
+        )
+        assert response.status_code == 400, (content, response.text)
+    response = await http.post("/v1/players/me/transfer", json={"x": 1}, headers=me.headers)
+    assert error_code(response) == "unknown_field"
+    assert error_code(await http.post("/v1/players/me/transfer")) == "unauthorized"
+    # The one good code is still pending, and still good.
+    view = await http.get("/v1/players/me", headers=me.headers)
+    assert len(view.json()["transfer_codes"]) == 1
+    assert (await redeem(http, code)).status_code == 200

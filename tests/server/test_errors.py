@@ -571,6 +571,7 @@ async def test_every_error_code_is_covered() -> None:
         "name_taken": "tests/server/test_players.py",
         "not_finished": "tests/server/test_players.py",
         "token_revoked": "tests/server/test_accounts.py",
+        "unknown_transfer_code": "tests/server/test_accounts.py",
     }
     covered = set(REST_CASES) | set(WS_CASES) | set(elsewhere)
     assert covered == set(ERROR_CODES)

@@ -41,7 +41,7 @@ export class SolitaireError extends Error {
 export class RequestError extends SolitaireError {}
 /** No valid token (or a revoked one), not authenticated on the socket, or not allowed (owner only, account too new). */
 export class AuthError extends SolitaireError {}
-/** No such game, game name, route, or daily challenge. */
+/** No such game, game name, route, daily challenge, or transfer code. */
 export class NotFoundError extends SolitaireError {}
 /** A move the server refused: malformed, illegal, stale, game over, move limit, undo in a ranked game. */
 export class MoveError extends SolitaireError {}
@@ -79,6 +79,7 @@ export const ERROR_FAMILIES: Readonly<Record<ErrorCode, ErrorClass>> = Object.fr
   account_too_new: AuthError,
   unknown_game: NotFoundError,
   unknown_game_name: NotFoundError,
+  unknown_transfer_code: NotFoundError,
   not_found: NotFoundError,
   not_open: NotFoundError,
   no_daily: NotFoundError,

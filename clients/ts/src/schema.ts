@@ -7,7 +7,7 @@
 export const API_VERSION = "1";
 
 /** Every error code of protocol/ERRORS.md. */
-export const ERROR_CODES = ["account_too_new", "audit_busy", "daily_closed", "daily_not_ready", "daily_open", "forbidden", "frame_too_large", "game_over", "hints_busy", "hints_ranked", "illegal_move", "internal", "invalid_field", "invalid_seed", "malformed", "malformed_move", "method_not_allowed", "missing_field", "move_limit", "name_taken", "no_daily", "not_acceptable", "not_authenticated", "not_finished", "not_found", "not_open", "not_replicated", "protocol_retired", "rate_limited", "stale", "store_unavailable", "token_revoked", "too_many_connections", "too_many_errors", "unauthorized", "undo_ranked", "unknown_field", "unknown_game", "unknown_game_name", "unknown_type", "unsupported_media_type"] as const;
+export const ERROR_CODES = ["account_too_new", "audit_busy", "daily_closed", "daily_not_ready", "daily_open", "forbidden", "frame_too_large", "game_over", "hints_busy", "hints_ranked", "illegal_move", "internal", "invalid_field", "invalid_seed", "malformed", "malformed_move", "method_not_allowed", "missing_field", "move_limit", "name_taken", "no_daily", "not_acceptable", "not_authenticated", "not_finished", "not_found", "not_open", "not_replicated", "protocol_retired", "rate_limited", "stale", "store_unavailable", "token_revoked", "too_many_connections", "too_many_errors", "unauthorized", "undo_ranked", "unknown_field", "unknown_game", "unknown_game_name", "unknown_transfer_code", "unknown_type", "unsupported_media_type"] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export type ErrorBody = {
@@ -441,12 +441,18 @@ export type Verdict = {
   replayed_state_hash?: string | null;
 };
 
+/** the account view (protocol/ACCOUNTS.md) */
 export type Me = {
   player_id: string;
   /** the display name; null: none */
   name: string | null;
   /** Unix ms */
   created_at: number;
+  /** pending transfer codes (not the codes), oldest first */
+  transfer_codes: Array<{
+    id: string;
+    expires_at: number;
+  }>;
 };
 
 export type GameSummary = {
@@ -659,6 +665,26 @@ export interface Operations {
     body?: Record<string, unknown>;
     response: TokenAnswer;
     auth: "required";
+  };
+  /** A one-time transfer code (80 bits, 15 minutes) that moves the player to a new device (POST /v1/players/transfer); at most 5 pending */
+  "POST /v1/players/me/transfer": {
+    body?: Record<string, unknown>;
+    response: {
+      /** 16 characters in 4 groups; shown once */
+      code: string;
+      /** Unix ms (15 minutes) */
+      expires_at: number;
+    };
+    auth: "required";
+  };
+  /** Redeem a transfer code on the new device: the code's player and a fresh token (the code is used up) */
+  "POST /v1/players/transfer": {
+    body: {
+      /** the transfer code, as shown (case, dashes and spaces do not matter) */
+      code: string;
+    };
+    response: TokenAnswer;
+    auth: "none";
   };
   /** Sign out everywhere: every token of the caller issued until now is refused (on every instance within 2 s; its WebSockets are closed) */
   "DELETE /v1/players/me/tokens": {
