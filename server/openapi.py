@@ -468,6 +468,26 @@ RENAME = {
     "responses": {"200": _body(_ref("Me"), "the player"), **_errors(400, 401, 409, 413, 415)},
 }
 SCHEMAS["TokenAnswer"] = accounts.TOKEN_ANSWER
+SCHEMAS["AccountExport"] = {
+    "type": "object",
+    "description": "protocol/ACCOUNTS.md, 'Export and deletion'",
+    "required": ["format", "exported_at", "account", "stats", "games", "tokens_revoked_before"],
+    "properties": {
+        "format": {"const": "solitaire-account-export/1"},
+        "exported_at": {"type": "integer", "description": "Unix ms"},
+        "account": _ref("Me"),
+        "stats": {
+            "type": "object",
+            "required": list(GAME_NAMES),
+            "properties": {name: _ref("GameStats") for name in GAME_NAMES},
+        },
+        "games": {"type": "array", "items": _ref("GameSummary")},
+        "tokens_revoked_before": {
+            "type": ["integer", "null"],
+            "description": "Unix ms of the latest revocation, null for none",
+        },
+    },
+}
 PLAYER_PATHS: dict[str, Any] = {
     "/v1/players/me/token": {
         "post": {
@@ -537,6 +557,27 @@ PLAYER_PATHS: dict[str, Any] = {
         },
         "put": RENAME,
         "patch": RENAME,
+        "delete": {
+            "summary": "Delete the caller's account (protocol/ACCOUNTS.md): open games end, "
+            "personal data is removed at once, tokens are revoked; finished ranked results "
+            "stay on their boards, with no name",
+            "security": SECURED,
+            "requestBody": _request(accounts.DELETE_BODY, '{"confirm": true}'),
+            "responses": {
+                "200": _body(accounts.DELETED, "deleted"),
+                **_errors(400, 401, 413, 415),
+            },
+        },
+    },
+    "/v1/players/me/export": {
+        "get": {
+            "summary": "Everything the server keeps about the caller, as JSON",
+            "security": SECURED,
+            "responses": {
+                "200": _body(_ref("AccountExport"), "the export"),
+                **_errors(401),
+            },
+        }
     },
     "/v1/players/me/games": {
         "get": {

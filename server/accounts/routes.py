@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from server import auth
-from server.accounts import tokens, transfer
+from server.accounts import erasure, tokens, transfer
 from server.auth import bearer_token
 from server.codec import read_body, respond
 from server.errors import ApiError
@@ -62,6 +62,24 @@ PENDING_CODE: dict[str, Any] = {
 }
 
 
+#: ``DELETE /v1/players/me``: the deletion is confirmed in the body.
+DELETE_BODY: dict[str, Any] = {
+    "type": "object",
+    "required": ["confirm"],
+    "additionalProperties": False,
+    "properties": {"confirm": {"const": True, "description": "true: delete the account"}},
+}
+DELETED: dict[str, Any] = {
+    "type": "object",
+    "required": ["player_id", "deleted", "games_ended"],
+    "properties": {
+        "player_id": {"type": "string"},
+        "deleted": {"const": True},
+        "games_ended": {"type": "integer", "description": "open games resigned"},
+    },
+}
+
+
 def claims(request: Request) -> auth.Claims:
     """The claims of the request's token, or ``unauthorized`` / ``token_revoked``."""
     token = bearer_token(request.headers.get("authorization"))
@@ -100,3 +118,15 @@ async def redeem_transfer_code(request: Request) -> Response:
     service = service_of(request)
     player_id = await transfer.redeem(service.store.redis, body["code"], service.clock())
     return respond(request, await tokens.token_answer(service, player_id))
+
+
+async def export_account(request: Request) -> Response:
+    """``GET /v1/players/me/export``: everything stored about the caller."""
+    return respond(request, await erasure.export(service_of(request), player(request)))
+
+
+async def delete_account(request: Request) -> Response:
+    """``DELETE /v1/players/me`` with ``{"confirm": true}``."""
+    player_id = player(request)
+    check(await read_body(request), DELETE_BODY)
+    return respond(request, await erasure.delete(service_of(request), player_id))

@@ -4,6 +4,7 @@ on two in-process instances sharing one Redis (standalone and cluster)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator
 
@@ -25,6 +26,8 @@ from server import auth
 from server.accounts import tokens, transfer
 from server.accounts.revocation import REFUSAL_BOUND, not_before_key
 from server.players import player_key
+from server.store import game_key
+from server.testing import dailies_chosen
 
 
 @pytest.fixture
@@ -295,3 +298,77 @@ async def test_bad_transfer_requests_are_typed_and_change_nothing(
     view = await http.get("/v1/players/me", headers=me.headers)
     assert len(view.json()["transfer_codes"]) == 1
     assert (await redeem(http, code)).status_code == 200
+
+
+# -- export and deletion ------------------------------------------------------------------
+
+
+async def test_the_export_holds_everything_stored_about_the_player(http, api: Api) -> None:
+    response = await http.post("/v1/players", json={"name": "Exporter"})
+    me = Player(response.json()["player_id"], response.json()["token"])
+    open_game = await api.create_game(me, "balcony", "export-open")
+    ended = await api.create_game(me, "colorado", "export-ended")
+    await api.move(me, ended["id"], "resign", 0)
+    code = (await new_code(http, me))["code"]
+    response = await http.get("/v1/players/me/export", headers=me.headers)
+    assert response.status_code == 200, response.text
+    export = response.json()
+    assert export["format"] == "solitaire-account-export/1"
+    assert export["account"] == (await http.get("/v1/players/me", headers=me.headers)).json()
+    assert export["account"]["name"] == "Exporter" and len(export["account"]["transfer_codes"]) == 1
+    assert [game["id"] for game in export["games"]] == [ended["id"], open_game["id"]]
+    assert export["games"][0]["status"] == "resigned"
+    assert export["stats"]["colorado"]["played"] == 1
+    assert export["tokens_revoked_before"] is None
+    assert transfer.normal(code) not in response.text and me.token not in response.text
+    assert error_code(await http.get("/v1/players/me/export")) == "unauthorized"
+
+
+async def test_deleting_an_account(
+    http, api: Api, server: RunningServer, other_http: httpx.AsyncClient, redis_client
+) -> None:
+    await dailies_chosen(server.app)
+    response = await http.post("/v1/players", json={"name": "Gone Player"})
+    me = Player(response.json()["player_id"], response.json()["token"])
+    rival = await api.player()
+    ranked = (await http.post("/v1/daily/balcony", headers=me.headers)).json()
+    await http.post("/v1/daily/balcony", headers=rival.headers)
+    casual = await api.create_game(me, "colorado", "delete-open")
+    code = (await new_code(http, me))["code"]
+    date = ranked["daily"]
+    # Without the confirmation: a typed 400, and nothing changes.
+    for body in (None, {}, {"confirm": False}, {"confirm": "yes"}, {"confirm": True, "x": 1}):
+        response = await http.request("DELETE", "/v1/players/me", json=body, headers=me.headers)
+        assert response.status_code == 400, (body, response.text)
+        assert error_code(response) in ("missing_field", "invalid_field", "unknown_field")
+    assert (await http.get("/v1/players/me", headers=me.headers)).json()["name"] == "Gone Player"
+
+    response = await http.request(
+        "DELETE", "/v1/players/me", json={"confirm": True}, headers=me.headers
+    )
+    assert response.status_code == 200, response.text
+    assert response.json() == {"player_id": me.player_id, "deleted": True, "games_ended": 2}
+    # Every token is refused, here at once and on the other instance within the bound.
+    answer = await http.get("/v1/players/me", headers=me.headers)
+    assert answer.status_code == 401 and error_code(answer) == "token_revoked"
+    await asyncio.sleep(REFUSAL_BOUND)
+    assert error_code(await other_http.get("/v1/players/me", headers=me.headers)) == (
+        "token_revoked"
+    )
+    assert error_code(await redeem(http, code)) == "unknown_transfer_code"
+    # Personal data is gone: record, name, history, stats, codes.
+    key = player_key(me.player_id)
+    for suffix in ("", ":games", ":stats", ":ended", ":transfers"):
+        assert not await redis_client.exists(key + suffix), suffix
+    assert me.player_id.encode() not in (await redis_client.hvals("names"))
+    taken = await http.post("/v1/players", json={"name": "Gone Player"})
+    assert taken.status_code == 201, taken.text
+    # Its open games ended; its ranked result stays on the board, with no name.
+    for game in (ranked, casual):
+        assert await redis_client.hget(game_key(game["id"]), "status") == b"resigned"
+    board = (await http.get(f"/v1/leaderboards/balcony/{date}")).json()
+    entries = {entry["player_id"]: entry for entry in board["entries"]}
+    assert set(entries) == {me.player_id, rival.player_id}
+    assert entries[me.player_id]["name"] is None
+    assert entries[me.player_id]["status"] == "resigned"
+    assert "Gone Player" not in json.dumps(board)

@@ -487,6 +487,24 @@ export type TokenAnswer = {
   expires_at: number;
 };
 
+/** protocol/ACCOUNTS.md, 'Export and deletion' */
+export type AccountExport = {
+  format: "solitaire-account-export/1";
+  /** Unix ms */
+  exported_at: number;
+  account: Me;
+  stats: {
+    empress_of_italy: GameStats;
+    colorado: GameStats;
+    gloucestershire: GameStats;
+    matrimony: GameStats;
+    balcony: GameStats;
+  };
+  games: Array<GameSummary>;
+  /** Unix ms of the latest revocation, null for none */
+  tokens_revoked_before: number | null;
+};
+
 /** Every REST operation: its parameters, body, answer and authentication. */
 export interface Operations {
   /** Liveness */
@@ -717,6 +735,25 @@ export interface Operations {
       name: string | null;
     };
     response: Me;
+    auth: "required";
+  };
+  /** Delete the caller's account (protocol/ACCOUNTS.md): open games end, personal data is removed at once, tokens are revoked; finished ranked results stay on their boards, with no name */
+  "DELETE /v1/players/me": {
+    body: {
+      /** true: delete the account */
+      confirm: true;
+    };
+    response: {
+      player_id: string;
+      deleted: true;
+      /** open games resigned */
+      games_ended: number;
+    };
+    auth: "required";
+  };
+  /** Everything the server keeps about the caller, as JSON */
+  "GET /v1/players/me/export": {
+    response: AccountExport;
     auth: "required";
   };
   /** The caller's games, newest first, in pages */
