@@ -27,6 +27,7 @@ from starlette.websockets import WebSocket
 
 from server import metrics, rest, web
 from server.accounts import routes as accounts
+from server.accounts.identity import IdentityVerifier
 from server.codec import respond, wants_msgpack
 from server.config import Settings, WeakSecret
 from server.dailies import DailySelector
@@ -239,6 +240,8 @@ ROUTES: list[Any] = [
     Route("/v1/players/me/stats", rest.get_my_stats, methods=["GET"]),
     Route("/v1/players/me/token", accounts.renew_token, methods=["POST"]),
     Route("/v1/players/me/tokens", accounts.revoke_tokens, methods=["DELETE"]),
+    Route("/v1/players/login", accounts.login, methods=["POST"]),
+    Route("/v1/players/me/identity", accounts.link_identity, methods=["POST"]),
     Route("/v1/players/me/transfer", accounts.create_transfer_code, methods=["POST"]),
     Route("/v1/players/transfer", accounts.redeem_transfer_code, methods=["POST"]),
     Route("/v1/games", rest.list_games, methods=["GET"]),
@@ -323,6 +326,13 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
         )
         app.state.service = service
         await service.revocations.start()
+        service.ranked_requires_identity = settings.ranked_requires_identity
+        app.state.identity = None
+        if settings.identity_issuer:
+            app.state.identity = IdentityVerifier(
+                settings.identity_issuer, settings.identity_audience, settings.identity_jwks
+            )
+            await app.state.identity.start()
         service.max_moves_per_game = settings.limits.max_moves_per_game
         app.state.limits = Limiter(client, settings.limits, store.batcher)
         app.state.audit_pool = AuditPool(settings.limits)

@@ -300,9 +300,24 @@ class Settings:
     header_timeout: float = 10.0
     #: The solver's budget for choosing the dailies.
     daily: DailySelection = DailySelection()
+    #: The operator's OpenID Connect provider (``protocol/ACCOUNTS.md``): the ``iss`` and
+    #: ``aud`` its ID tokens must carry, and where its keys are (a JWKS URL or file).
+    #: All three empty: no sign-in with an identity.
+    identity_issuer: str = ""
+    identity_audience: str = ""
+    identity_jwks: str = ""
+    #: A linked identity is a condition of ranked play (``403 identity_required``).
+    ranked_requires_identity: bool = False
 
     def __post_init__(self) -> None:
         check_secret(self.secret)
+        identity = (self.identity_issuer, self.identity_audience, self.identity_jwks)
+        if any(identity) and not all(identity):
+            raise ValueError(
+                "--identity-issuer, --identity-audience and --identity-jwks go together"
+            )
+        if self.ranked_requires_identity and not all(identity):
+            raise ValueError("--ranked-requires-identity needs an identity provider")
         if self.log_format not in ("", "json", "text"):
             raise ValueError(f"the log format is json or text, not {self.log_format!r}")
         if self.player_idle_ttl < 1:
@@ -347,6 +362,10 @@ class Settings:
             "max_header_bytes": int(os.environ.get("MAX_HEADER_BYTES", cls.max_header_bytes)),
             "header_timeout": float(os.environ.get("HEADER_TIMEOUT", cls.header_timeout)),
             "daily": daily_selection_from_environment(),
+            "identity_issuer": os.environ.get("IDENTITY_ISSUER", cls.identity_issuer),
+            "identity_audience": os.environ.get("IDENTITY_AUDIENCE", cls.identity_audience),
+            "identity_jwks": os.environ.get("IDENTITY_JWKS", cls.identity_jwks),
+            "ranked_requires_identity": env_flag(os.environ.get("RANKED_REQUIRES_IDENTITY", "")),
         }
 
     @classmethod
@@ -482,6 +501,29 @@ class Settings:
             default=defaults.header_timeout,
             help="seconds to receive a whole request head (HEADER_TIMEOUT; default 10)",
         )
+        parser.add_argument(
+            "--identity-issuer",
+            default=defaults.identity_issuer,
+            metavar="URL",
+            help="the 'iss' of the OpenID Connect provider's ID tokens (IDENTITY_ISSUER)",
+        )
+        parser.add_argument(
+            "--identity-audience",
+            default=defaults.identity_audience,
+            help="the 'aud' they must carry: the app's client id (IDENTITY_AUDIENCE)",
+        )
+        parser.add_argument(
+            "--identity-jwks",
+            default=defaults.identity_jwks,
+            metavar="URL|FILE",
+            help="the provider's signing keys: its JWKS URL, or a JWKS file (IDENTITY_JWKS)",
+        )
+        parser.add_argument(
+            "--ranked-requires-identity",
+            action="store_true",
+            default=defaults.ranked_requires_identity,
+            help="ranked play needs a linked identity (RANKED_REQUIRES_IDENTITY=1)",
+        )
         for name, (flag, env, text) in DAILY_OPTIONS.items():
             parser.add_argument(
                 flag,
@@ -521,6 +563,10 @@ class Settings:
                 max_header_bytes=args.max_header_bytes,
                 header_timeout=args.header_timeout,
                 daily=selection,
+                identity_issuer=args.identity_issuer,
+                identity_audience=args.identity_audience,
+                identity_jwks=args.identity_jwks,
+                ranked_requires_identity=args.ranked_requires_identity,
             )
         except ValueError as error:  # a weak secret, or a setting that needs another
             parser.error(str(error))
@@ -552,6 +598,10 @@ class Settings:
             "MAX_HEADER_BYTES": str(self.max_header_bytes),
             "HEADER_TIMEOUT": str(self.header_timeout),
             **{env: str(getattr(self.daily, name)) for name, (_, env, _) in DAILY_OPTIONS.items()},
+            "IDENTITY_ISSUER": self.identity_issuer,
+            "IDENTITY_AUDIENCE": self.identity_audience,
+            "IDENTITY_JWKS": self.identity_jwks,
+            "RANKED_REQUIRES_IDENTITY": "1" if self.ranked_requires_identity else "0",
         }
 
 

@@ -412,7 +412,7 @@ SCHEMAS["LeaderboardEntry"]["properties"]["name"] = NAME
 SCHEMAS["Me"] = {
     "type": "object",
     "description": "the account view (protocol/ACCOUNTS.md)",
-    "required": ["player_id", "name", "created_at", "transfer_codes"],
+    "required": ["player_id", "name", "created_at", "transfer_codes", "identity"],
     "properties": {
         "player_id": {"type": "string"},
         "name": NAME,
@@ -421,6 +421,20 @@ SCHEMAS["Me"] = {
             "type": "array",
             "items": accounts.PENDING_CODE,
             "description": "pending transfer codes (not the codes), oldest first",
+        },
+        "identity": {
+            "oneOf": [
+                {
+                    "type": "object",
+                    "required": ["issuer", "linked_at"],
+                    "properties": {
+                        "issuer": {"type": "string"},
+                        "linked_at": {"type": "integer", "description": "Unix ms"},
+                    },
+                },
+                {"type": "null"},
+            ],
+            "description": "the linked identity of the provider, null for none",
         },
     },
 }
@@ -521,6 +535,29 @@ PLAYER_PATHS: dict[str, Any] = {
             "responses": {
                 "200": _body(_ref("TokenAnswer"), "the player and its new token"),
                 **_errors(400, 404, 413, 415),
+            },
+        }
+    },
+    "/v1/players/login": {
+        "post": {
+            "summary": "Sign in with an ID token of the server's OpenID Connect provider: the "
+            "player bound to its identity (created at the first sign-in) and a fresh token",
+            "requestBody": _request(accounts.ID_TOKEN_BODY, "the ID token"),
+            "responses": {
+                "200": _body(accounts.LOGIN_ANSWER, "the player and its token"),
+                **_errors(400, 401, 404, 413, 415, 503),
+            },
+        }
+    },
+    "/v1/players/me/identity": {
+        "post": {
+            "summary": "Link the ID token's identity to the caller (keeping its history); "
+            "409 identity_taken when another player has it",
+            "security": SECURED,
+            "requestBody": _request(accounts.ID_TOKEN_BODY, "the ID token"),
+            "responses": {
+                "200": _body(_ref("Me"), "the account view"),
+                **_errors(400, 401, 404, 409, 413, 415, 503),
             },
         }
     },

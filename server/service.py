@@ -16,7 +16,7 @@ from typing import Any
 from protocol import chain
 from protocol.rng import InvalidSeed, random_seed, validate_seed
 from server import auth, daily, keys
-from server.accounts import transfer
+from server.accounts import binding, transfer
 from server.accounts.revocation import Revocations
 from server.codec import pack
 from server.config import Limits
@@ -146,6 +146,8 @@ class GameService:
         self.clock = clock
         #: Seconds an account must exist before it may start a ranked attempt (0: none).
         self.ranked_min_account_age = ranked_min_account_age
+        #: A ranked attempt needs a linked identity (``--ranked-requires-identity``).
+        self.ranked_requires_identity = False
         self.leaderboards = Leaderboards(store.redis)
         self.players = store.players
         self.secret = secret
@@ -187,6 +189,7 @@ class GameService:
             "name": name,
             "created_at": created_at,
             "transfer_codes": codes,
+            "identity": await binding.linked(self.store.redis, player_id),
         }
 
     async def rename(self, player_id: str, name: object) -> dict[str, Any]:
@@ -384,8 +387,17 @@ class GameService:
                 await self.drain_outbox(existing)  # in case a start stopped short
                 return snapshot(stored_game, load_game(stored_game.state), player_id, self.clock())
             # The indexed game is gone (it expired, or an older server lost it): start anew.
-        elif self.ranked_min_account_age:
-            await self._check_account_age(player_id, now)
+        else:
+            if self.ranked_requires_identity and not await binding.linked(
+                self.store.redis, player_id
+            ):
+                raise ApiError(
+                    "identity_required",
+                    "ranked play on this server needs an identity: sign in with it "
+                    "(POST /v1/players/me/identity)",
+                )
+            if self.ranked_min_account_age:
+                await self._check_account_age(player_id, now)
         if install_id is not None and not (
             len(install_id) <= MAX_INSTALL_ID and install_id.isascii() and install_id.isprintable()
         ):

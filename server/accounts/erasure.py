@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from server.accounts import transfer
+from server.accounts import binding, transfer
 from server.accounts.revocation import not_before
 from server.errors import ApiError
 from server.players import HISTORY_PAGE, HISTORY_SIZE, player_key
@@ -46,8 +46,9 @@ async def export(service: GameService, player_id: str) -> dict[str, Any]:
 
 async def delete(service: GameService, player_id: str) -> dict[str, Any]:
     """Delete the player's account: its open games end (resigned), its personal data
-    (display name, transfer codes, record, history, stats) is removed, and last its
-    tokens are revoked, so a call that fails part-way can be repeated with the same token.
+    (display name, identity binding, transfer codes, record, history, stats) is removed,
+    and last its tokens are revoked, so a call that fails part-way can be repeated with
+    the same token.
     Finished ranked results stay on their boards under the player's random id, which no
     longer leads to anything (no name, no record, no token)."""
     redis = service.store.redis
@@ -64,6 +65,7 @@ async def delete(service: GameService, player_id: str) -> dict[str, Any]:
         except ApiError as error:  # a day already closed, a move meanwhile: nothing to end
             log.info("deleting an account: game %s not resigned (%s)", stored.id, error.code)
     await service.players.release_name(player_id)
+    await binding.unbind(redis, player_id)
     await transfer.void_all(redis, player_id)
     key = player_key(player_id)
     await redis.delete(key, f"{key}:games", f"{key}:stats", f"{key}:ended")

@@ -12,8 +12,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from server import auth
-from server.accounts import erasure, tokens, transfer
-from server.auth import bearer_token
+from server.accounts import binding, erasure, tokens, transfer
+from server.accounts.identity import MAX_ID_TOKEN, IdentityVerifier
+from server.auth import bearer_token, new_player_id
 from server.codec import read_body, respond
 from server.errors import ApiError
 from server.rest import EMPTY_BODY, player, service_of
@@ -80,6 +81,36 @@ DELETED: dict[str, Any] = {
 }
 
 
+#: ``POST /v1/players/login`` and ``POST /v1/players/me/identity``.
+ID_TOKEN_BODY: dict[str, Any] = {
+    "type": "object",
+    "required": ["id_token"],
+    "additionalProperties": False,
+    "properties": {
+        "id_token": {
+            "type": "string",
+            "description": f"an ID token of the server's identity provider (a signed JWT, "
+            f"at most {MAX_ID_TOKEN} characters)",
+        }
+    },
+}
+LOGIN_ANSWER: dict[str, Any] = {
+    **TOKEN_ANSWER,
+    "required": [*TOKEN_ANSWER["required"], "created"],
+    "properties": {
+        **TOKEN_ANSWER["properties"],
+        "created": {"type": "boolean", "description": "true: the identity's first sign-in"},
+    },
+}
+
+
+def verifier(request: Request) -> IdentityVerifier:
+    identity: IdentityVerifier | None = request.app.state.identity
+    if identity is None:
+        raise ApiError("identity_disabled", "this server has no identity provider")
+    return identity
+
+
 def claims(request: Request) -> auth.Claims:
     """The claims of the request's token, or ``unauthorized`` / ``token_revoked``."""
     token = bearer_token(request.headers.get("authorization"))
@@ -130,3 +161,37 @@ async def delete_account(request: Request) -> Response:
     player_id = player(request)
     check(await read_body(request), DELETE_BODY)
     return respond(request, await erasure.delete(service_of(request), player_id))
+
+
+async def login(request: Request) -> Response:
+    """``POST /v1/players/login``: the player bound to the ID token's identity (created at
+    its first sign-in) and a fresh token of it."""
+    identity_verifier = verifier(request)
+    body = check(await read_body(request), ID_TOKEN_BODY)
+    identity = await identity_verifier.verify(body["id_token"])
+    service = service_of(request)
+    redis, now = service.store.redis, service.clock()
+    player_id = await binding.bound_player(redis, identity)
+    created = player_id is None
+    if player_id is None:
+        player_id = new_player_id()
+    # The record first (new, or back after it expired), then the binding on both sides.
+    await service.store.player_created_at(player_id, now)
+    bound = await binding.bind(redis, identity, player_id, now)
+    if bound != player_id:  # another first sign-in of the same identity came first
+        player_id, created = bound, False
+        await service.store.player_created_at(player_id, now)
+        await binding.bind(redis, identity, player_id, now)
+    await service.store.touch_player(player_id, now)
+    return respond(request, {**await tokens.token_answer(service, player_id), "created": created})
+
+
+async def link_identity(request: Request) -> Response:
+    """``POST /v1/players/me/identity``: link the ID token's identity to the caller."""
+    player_id = player(request)
+    identity_verifier = verifier(request)
+    body = check(await read_body(request), ID_TOKEN_BODY)
+    identity = await identity_verifier.verify(body["id_token"])
+    service = service_of(request)
+    await binding.link(service.store.redis, identity, player_id, service.clock())
+    return respond(request, await service.me(player_id))

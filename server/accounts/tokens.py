@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from server import auth
-from server.accounts import transfer
+from server.accounts import binding, transfer
 from server.accounts.revocation import not_before
 from server.errors import ApiError
 from server.service import GameService
@@ -38,6 +38,7 @@ async def renew(service: GameService, claims: auth.Claims) -> dict[str, Any]:
     now_ms = service.clock()
     await service.store.player_created_at(player_id, now_ms)  # an expired record comes back
     await service.store.touch_player(player_id, now_ms)
+    await binding.keep(service.store.redis, player_id)
     return await token_answer(service, player_id)
 
 

@@ -175,6 +175,14 @@ async def test_an_open_websocket_of_a_revoked_player_is_told_and_closed(
         assert (await again.recv("error"))["code"] == "token_revoked"
 
 
+async def test_a_server_without_an_identity_provider_says_so(http, api: Api) -> None:
+    me = await api.player()
+    for path, headers in (("/v1/players/login", {}), ("/v1/players/me/identity", me.headers)):
+        response = await http.post(path, json={"id_token": "a.b.c"}, headers=headers)
+        assert response.status_code == 404 and error_code(response) == "identity_disabled"
+    assert (await http.get("/v1/players/me", headers=me.headers)).json()["identity"] is None
+
+
 # -- transfer codes ---------------------------------------------------------------------
 
 

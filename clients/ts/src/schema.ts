@@ -7,7 +7,7 @@
 export const API_VERSION = "1";
 
 /** Every error code of protocol/ERRORS.md. */
-export const ERROR_CODES = ["account_too_new", "audit_busy", "daily_closed", "daily_not_ready", "daily_open", "forbidden", "frame_too_large", "game_over", "hints_busy", "hints_ranked", "illegal_move", "internal", "invalid_field", "invalid_seed", "malformed", "malformed_move", "method_not_allowed", "missing_field", "move_limit", "name_taken", "no_daily", "not_acceptable", "not_authenticated", "not_finished", "not_found", "not_open", "not_replicated", "protocol_retired", "rate_limited", "stale", "store_unavailable", "token_revoked", "too_many_connections", "too_many_errors", "unauthorized", "undo_ranked", "unknown_field", "unknown_game", "unknown_game_name", "unknown_transfer_code", "unknown_type", "unsupported_media_type"] as const;
+export const ERROR_CODES = ["account_too_new", "audit_busy", "daily_closed", "daily_not_ready", "daily_open", "forbidden", "frame_too_large", "game_over", "hints_busy", "hints_ranked", "identity_disabled", "identity_required", "identity_taken", "identity_unavailable", "illegal_move", "internal", "invalid_field", "invalid_id_token", "invalid_seed", "malformed", "malformed_move", "method_not_allowed", "missing_field", "move_limit", "name_taken", "no_daily", "not_acceptable", "not_authenticated", "not_finished", "not_found", "not_open", "not_replicated", "protocol_retired", "rate_limited", "stale", "store_unavailable", "token_revoked", "too_many_connections", "too_many_errors", "unauthorized", "undo_ranked", "unknown_field", "unknown_game", "unknown_game_name", "unknown_transfer_code", "unknown_type", "unsupported_media_type"] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export type ErrorBody = {
@@ -453,6 +453,12 @@ export type Me = {
     id: string;
     expires_at: number;
   }>;
+  /** the linked identity of the provider, null for none */
+  identity: {
+    issuer: string;
+    /** Unix ms */
+    linked_at: number;
+  } | null;
 };
 
 export type GameSummary = {
@@ -703,6 +709,32 @@ export interface Operations {
     };
     response: TokenAnswer;
     auth: "none";
+  };
+  /** Sign in with an ID token of the server's OpenID Connect provider: the player bound to its identity (created at the first sign-in) and a fresh token */
+  "POST /v1/players/login": {
+    body: {
+      /** an ID token of the server's identity provider (a signed JWT, at most 8192 characters) */
+      id_token: string;
+    };
+    response: {
+      player_id: string;
+      token: string;
+      name: string | null;
+      /** Unix ms; renew before */
+      expires_at: number;
+      /** true: the identity's first sign-in */
+      created: boolean;
+    };
+    auth: "none";
+  };
+  /** Link the ID token's identity to the caller (keeping its history); 409 identity_taken when another player has it */
+  "POST /v1/players/me/identity": {
+    body: {
+      /** an ID token of the server's identity provider (a signed JWT, at most 8192 characters) */
+      id_token: string;
+    };
+    response: Me;
+    auth: "required";
   };
   /** Sign out everywhere: every token of the caller issued until now is refused (on every instance within 2 s; its WebSockets are closed) */
   "DELETE /v1/players/me/tokens": {
