@@ -24,11 +24,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 REQUEST_ID_HEADER = "x-request-id"
 #: A client's request id is kept only if it looks like one (no log injection).
 REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
-#: Bearer tokens (``server.auth``), Authorization header values and transfer codes
-#: as shown (``server.accounts.transfer``: four groups of four, any case).
+#: Bearer tokens (``server.auth``), Authorization header values, transfer codes as shown
+#: (``server.accounts.transfer``: four groups of four, any case) and JWTs (ID tokens:
+#: their header is base64url JSON, so it starts ``eyJ``).
 TOKEN = re.compile(
     r"v1\.[A-Za-z0-9_-]+\.\d+\.[A-Za-z0-9_-]+|(?i:bearer)\s+[A-Za-z0-9._~+/=-]+"
     r"|\b(?i:[0-9A-Z]{4}(?:-[0-9A-Z]{4}){3})\b"
+    r"|eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*"
 )
 SCRUBBED = "[scrubbed]"
 
