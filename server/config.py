@@ -84,6 +84,8 @@ class Limits:
     #: Transfer codes made per player per hour, and redemptions tried per address per hour.
     transfer_codes_per_hour: int = 5
     transfer_redeems_per_hour: int = 20
+    #: Revocations of a player's tokens (sign out everywhere, deletion) per player per hour.
+    revocations_per_hour: int = 10
     #: Open WebSockets per client address, over every instance.
     max_connections_per_address: int = 64
     #: Frames a WebSocket may send in a burst, and their refill per second.
@@ -147,6 +149,12 @@ LIMIT_OPTIONS: dict[str, tuple[str, str, str]] = {
         "--transfer-redeems-per-hour",
         "TRANSFER_REDEEMS_PER_HOUR",
         "transfer codes tried (POST /v1/players/transfer) per client address per hour",
+    ),
+    "revocations_per_hour": (
+        "--revocations-per-hour",
+        "REVOCATIONS_PER_HOUR",
+        "signing out everywhere or deleting the account (DELETE /v1/players/me/tokens, "
+        "DELETE /v1/players/me) per player per hour",
     ),
     "max_connections_per_address": (
         "--max-connections-per-address",

@@ -13,6 +13,10 @@ player: a *not before* (Unix seconds) under which every token issued earlier is 
   checking a token on a request is a dictionary lookup: the move path makes no Redis
   call for it.  Entries older than a token's lifetime are trimmed.
 
+The feed grows by one entry per revocation: ``--revocations-per-hour`` bounds them per
+player, and each process keeps one entry per player revoked in the last 31 days (about
+100 bytes each).
+
 The bound: a revoked token is refused by every process within :data:`REFUSAL_BOUND`
 seconds (a poll interval, and the poll's own time), and a process's sockets authenticated
 with it get a ``token_revoked`` error frame and are closed in the same pass.  A process

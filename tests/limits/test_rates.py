@@ -206,3 +206,18 @@ async def test_rate_limited_is_answered_in_msgpack_too(redis_url: str) -> None:
         assert response.headers["content-type"] == "application/msgpack"
         assert "Retry-After" in response.headers
         assert msgpack.unpackb(response.content)["error"]["code"] == "rate_limited"
+
+
+async def test_revocations_per_player(redis_url: str) -> None:
+    """Each revocation is an entry in the feed every instance reads: a burst of them (the
+    same token sent at once, before the first revokes it) is cut to the bucket's size."""
+    async with running(redis_url, revocations_per_hour=1) as server, client(server) as http:
+        first, second = await new_player(http), await new_player(http)
+        answers = await asyncio.gather(
+            *(http.delete("/v1/players/me/tokens", headers=first) for _ in range(5))
+        )
+        statuses = [answer.status_code for answer in answers]
+        assert statuses.count(200) == 1 and statuses.count(429) == 4, statuses
+        assert_rate_limited(next(a for a in answers if a.status_code == 429), "revocations")
+        # Another player's bucket is its own.
+        assert (await http.delete("/v1/players/me/tokens", headers=second)).status_code == 200
