@@ -25,6 +25,8 @@ from websockets.exceptions import ConnectionClosed
 from server import auth
 from server.accounts import tokens, transfer
 from server.accounts.revocation import REFUSAL_BOUND, not_before_key
+from server.audit import audit_leaderboard
+from server.daily import closes_ms
 from server.players import player_key
 from server.store import game_key
 from server.testing import dailies_chosen
@@ -380,3 +382,11 @@ async def test_deleting_an_account(
     assert entries[me.player_id]["name"] is None
     assert entries[me.player_id]["status"] == "resigned"
     assert "Gone Player" not in json.dumps(board)
+    # Once the day closed, the board's audit still adds up, the deleted player's entry too.
+    service = server.app.state.service
+    service.clock = lambda: closes_ms(date) + 60_000
+    audited = await audit_leaderboard(service, "balcony", date, clairvoyance=False)
+    assert {result.player_id for result in audited} == {me.player_id, rival.player_id}
+    assert all(result.verdict.integrity == "pass" for result in audited), [
+        result.to_dict() for result in audited
+    ]
