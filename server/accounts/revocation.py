@@ -124,6 +124,8 @@ class Revocations:
                 await self.sync()
             except (RedisError, OSError) as error:
                 log.warning("reading the token revocations failed (%s); trying again", error)
+            except Exception:  # the loop must go on: past STALE_AFTER every token is refused
+                log.exception("reading the token revocations failed; trying again")
 
     async def sync(self) -> None:
         """Read the feed's new entries; drop the ones no live token can be under."""
@@ -133,7 +135,12 @@ class Revocations:
             )
             for entry_id, fields in entries:
                 self._last_id = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
-                self.note(fields[b"player"].decode(), int(fields[b"not_before"]))
+                try:
+                    player_id, value = fields[b"player"].decode(), int(fields[b"not_before"])
+                except (KeyError, ValueError, UnicodeDecodeError):
+                    log.error("skipping a malformed token revocation entry %s", self._last_id)
+                    continue
+                self.note(player_id, value)
             if len(entries) < FEED_BATCH:
                 break
         self._synced_at = time.monotonic()

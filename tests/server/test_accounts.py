@@ -24,7 +24,12 @@ from websockets.exceptions import ConnectionClosed
 
 from server import auth
 from server.accounts import tokens, transfer
-from server.accounts.revocation import REFUSAL_BOUND, not_before_key
+from server.accounts.revocation import (
+    POLL_INTERVAL,
+    REFUSAL_BOUND,
+    STALE_AFTER,
+    not_before_key,
+)
 from server.audit import audit_leaderboard
 from server.daily import closes_ms
 from server.players import player_key
@@ -135,6 +140,21 @@ async def test_sign_out_everywhere_is_refused_on_every_instance_within_the_bound
     # Another player is untouched.
     answer = await other_http.get("/v1/players/me", headers=bystander.headers)
     assert answer.status_code == 200
+
+
+async def test_an_instance_that_cannot_read_the_revocations_refuses_tokens_until_it_can(
+    server: RunningServer, http, api: Api
+) -> None:
+    """Fail closed: an instance whose copy is older than STALE_AFTER (its reads failed
+    meanwhile) might miss a revocation, so it refuses every token, until its next read."""
+    me = await api.player()
+    revocations = server.app.state.service.revocations
+    revocations._synced_at -= STALE_AFTER + 1  # as if the last reads had failed
+    refused = await http.get("/v1/players/me", headers=me.headers)
+    assert refused.status_code == 503 and error_code(refused) == "store_unavailable"
+    assert (await http.get("/v1/games")).status_code == 200  # no token, no refusal
+    await asyncio.sleep(POLL_INTERVAL * 2)  # the next read
+    assert (await http.get("/v1/players/me", headers=me.headers)).status_code == 200
 
 
 async def test_a_token_issued_after_a_revocation_is_good(server: RunningServer, api: Api) -> None:
