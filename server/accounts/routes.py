@@ -12,9 +12,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from server import auth
-from server.accounts import binding, erasure, tokens, transfer
+from server.accounts import binding, erasure, signin, tokens, transfer
 from server.accounts.identity import MAX_ID_TOKEN, IdentityVerifier
-from server.auth import bearer_token, new_player_id
+from server.auth import bearer_token
 from server.codec import read_body, respond
 from server.errors import ApiError
 from server.rest import EMPTY_BODY, player, service_of
@@ -169,21 +169,7 @@ async def login(request: Request) -> Response:
     identity_verifier = verifier(request)
     body = check(await read_body(request), ID_TOKEN_BODY)
     identity = await identity_verifier.verify(body["id_token"])
-    service = service_of(request)
-    redis, now = service.store.redis, service.clock()
-    player_id = await binding.bound_player(redis, identity)
-    created = player_id is None
-    if player_id is None:
-        player_id = new_player_id()
-    # The record first (new, or back after it expired), then the binding on both sides.
-    await service.store.player_created_at(player_id, now)
-    bound = await binding.bind(redis, identity, player_id, now)
-    if bound != player_id:  # another first sign-in of the same identity came first
-        player_id, created = bound, False
-        await service.store.player_created_at(player_id, now)
-        await binding.bind(redis, identity, player_id, now)
-    await service.store.touch_player(player_id, now)
-    return respond(request, {**await tokens.token_answer(service, player_id), "created": created})
+    return respond(request, await signin.sign_in(service_of(request), identity))
 
 
 async def link_identity(request: Request) -> Response:
