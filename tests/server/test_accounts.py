@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 from server_support import (
+    SECRET,
     WAIT,
     Api,
     Player,
@@ -410,3 +411,36 @@ async def test_deleting_an_account(
     assert all(result.verdict.integrity == "pass" for result in audited), [
         result.to_dict() for result in audited
     ]
+
+
+async def test_revocation_reaches_every_worker_process(
+    redis_url: str, redis_cluster: bool, spawn_server
+) -> None:
+    """``python -m server --workers 2``: the sockets of one player, spread over the workers
+    as the kernel hands out connections (which worker holds which is not asserted), are
+    all closed within the bound by one revocation, and fresh connections are refused."""
+    args = ["--redis-url", redis_url, "--secret", SECRET, "--workers", "2"]
+    args += ["--log-level", "warning", "--rate-limits", "off"]
+    if redis_cluster:
+        args.append("--redis-cluster")
+    process = await spawn_server(*args)
+    async with (
+        httpx.AsyncClient(base_url=process.base_url, timeout=WAIT * 2) as http,
+        ws_clients(process.ws_url) as connect,
+    ):
+        me = await Api(http).player()
+        sockets = [await connect() for _ in range(8)]
+        for socket in sockets:
+            await socket.auth(me)
+        response = await http.delete("/v1/players/me/tokens", headers=me.headers)
+        assert response.status_code == 200
+        revoked_at = time.monotonic()
+        for socket in sockets:
+            error = await socket.recv("error", timeout=REFUSAL_BOUND + 1)
+            assert error["code"] == "token_revoked"
+        assert time.monotonic() - revoked_at < REFUSAL_BOUND
+        # Each new connection may land on either worker: all refuse the token.
+        for _ in range(6):
+            async with httpx.AsyncClient(base_url=process.base_url, timeout=WAIT) as fresh:
+                answer = await fresh.get("/v1/players/me", headers=me.headers)
+                assert error_code(answer) == "token_revoked"
