@@ -27,6 +27,8 @@ from starlette.websockets import WebSocket
 
 from server import metrics, rest, web
 from server.asyncapi import asyncapi_document
+from server.accounts import routes as accounts
+from server.accounts.identity import IdentityVerifier
 from server.codec import respond, wants_msgpack
 from server.config import Settings, WeakSecret
 from server.dailies import DailySelector
@@ -248,8 +250,16 @@ ROUTES: list[Any] = [
     Route("/v1/players", rest.create_player, methods=["POST"]),
     Route("/v1/players/me", rest.get_me, methods=["GET"]),
     Route("/v1/players/me", rest.put_me, methods=["PUT", "PATCH"]),
+    Route("/v1/players/me", accounts.delete_account, methods=["DELETE"]),
+    Route("/v1/players/me/export", accounts.export_account, methods=["GET"]),
     Route("/v1/players/me/games", rest.get_my_games, methods=["GET"]),
     Route("/v1/players/me/stats", rest.get_my_stats, methods=["GET"]),
+    Route("/v1/players/me/token", accounts.renew_token, methods=["POST"]),
+    Route("/v1/players/me/tokens", accounts.revoke_tokens, methods=["DELETE"]),
+    Route("/v1/players/login", accounts.login, methods=["POST"]),
+    Route("/v1/players/me/identity", accounts.link_identity, methods=["POST"]),
+    Route("/v1/players/me/transfer", accounts.create_transfer_code, methods=["POST"]),
+    Route("/v1/players/transfer", accounts.redeem_transfer_code, methods=["POST"]),
     Route("/v1/games", rest.list_games, methods=["GET"]),
     Route("/v1/games", rest.create_game, methods=["POST"]),
     Route("/v1/games/{id}", rest.get_game, methods=["GET"]),
@@ -333,6 +343,14 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
             ranked_min_account_age=settings.ranked_min_account_age,
         )
         app.state.service = service
+        await service.revocations.start()
+        service.ranked_requires_identity = settings.ranked_requires_identity
+        app.state.identity = None
+        if settings.identity_issuer:
+            app.state.identity = IdentityVerifier(
+                settings.identity_issuer, settings.identity_audience, settings.identity_jwks
+            )
+            await app.state.identity.start()
         service.max_moves_per_game = settings.limits.max_moves_per_game
         app.state.limits = Limiter(client, settings.limits, store.batcher)
         app.state.audit_pool = AuditPool(settings.limits)
@@ -356,6 +374,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
             await stop_task(redrive)
             await stop_task(names)
             await stop_task(tallies)
+            await service.revocations.stop()
             await app.state.hub.stop()
             await app.state.limits.stop()
             app.state.audit_pool.stop()

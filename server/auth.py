@@ -6,9 +6,11 @@ base64url HMAC-SHA256, under the token-signing key derived from the server
 secret (``server.keys``, label :data:`~server.keys.TOKEN_SIGNING`), of
 ``v1.<player_id>.<expires>``.  The secret itself never keys a token, so a
 token says nothing about the key of the daily seeds.
-Any instance sharing the secret checks it without a lookup.  Tokens last
-:data:`TOKEN_LIFETIME` seconds (30 days); a player whose token expired simply
-creates a new player.
+Any instance sharing the secret checks its signature without a lookup.  Tokens last
+:data:`TOKEN_LIFETIME` seconds (30 days) from their issue; a valid token is exchanged
+for a fresh one by ``POST /v1/players/me/token`` (``server.accounts``), and a player's
+tokens issued before a revocation are refused (``server.accounts.revocation``: a token
+was issued at ``expires - TOKEN_LIFETIME``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import functools
 import hashlib
 import hmac
 import secrets
+from typing import NamedTuple
 
 from server.errors import ApiError
 from server.keys import TOKEN_SIGNING, derive_key
@@ -40,13 +43,37 @@ def _signature(secret: bytes, payload: str) -> str:
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
+class Claims(NamedTuple):
+    """What a valid token says: its player, and when it expires (Unix seconds)."""
+
+    player_id: str
+    expires: int
+
+    @property
+    def issued(self) -> int:
+        return self.expires - TOKEN_LIFETIME
+
+
+def issue(secret: bytes, player_id: str, now: float, not_before: int = 0) -> tuple[str, int]:
+    """A token of ``player_id`` and when it expires (Unix seconds).  It counts as issued
+    at ``now``, or at ``not_before`` (the player's latest revocation) if that is later:
+    a token made in the second of a revocation, after it, is not revoked by it."""
+    expires = max(int(now), not_before) + TOKEN_LIFETIME
+    payload = f"{TOKEN_VERSION}.{player_id}.{expires}"
+    return f"{payload}.{_signature(secret, payload)}", expires
+
+
 def issue_token(secret: bytes, player_id: str, now: float) -> str:
-    payload = f"{TOKEN_VERSION}.{player_id}.{int(now) + TOKEN_LIFETIME}"
-    return f"{payload}.{_signature(secret, payload)}"
+    return issue(secret, player_id, now)[0]
 
 
 def verify_token(secret: bytes, token: object, now: float) -> str:
     """The player id the token was issued to, or ``unauthorized``."""
+    return verify(secret, token, now).player_id
+
+
+def verify(secret: bytes, token: object, now: float) -> Claims:
+    """The claims of a valid token, or ``unauthorized``."""
     if not isinstance(token, str) or len(token) > 200:
         raise ApiError("unauthorized", "the token is malformed")
     parts = token.split(".")
@@ -60,7 +87,7 @@ def verify_token(secret: bytes, token: object, now: float) -> str:
         raise ApiError("unauthorized", "the token's signature is wrong")
     if int(parts[2]) < now:
         raise ApiError("unauthorized", "the token has expired; create a new player")
-    return parts[1]
+    return Claims(parts[1], int(parts[2]))
 
 
 def bearer_token(header: str | None) -> str | None:

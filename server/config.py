@@ -135,6 +135,11 @@ class Limits:
     audits_per_minute: int = 6
     #: Display-name changes (``PUT``/``PATCH /v1/players/me``) per player per hour.
     name_changes_per_hour: int = 10
+    #: Transfer codes made per player per hour, and redemptions tried per address per hour.
+    transfer_codes_per_hour: int = 5
+    transfer_redeems_per_hour: int = 20
+    #: Revocations of a player's tokens (sign out everywhere, deletion) per player per hour.
+    revocations_per_hour: int = 10
     #: Open WebSockets per client address, over every instance.
     max_connections_per_address: int = 64
     #: Frames a WebSocket may send in a burst, and their refill per second.
@@ -188,6 +193,22 @@ LIMIT_OPTIONS: dict[str, tuple[str, str, str]] = {
         "--name-changes-per-hour",
         "NAME_CHANGES_PER_HOUR",
         "display-name changes (PUT/PATCH /v1/players/me) per player per hour",
+    ),
+    "transfer_codes_per_hour": (
+        "--transfer-codes-per-hour",
+        "TRANSFER_CODES_PER_HOUR",
+        "transfer codes made (POST /v1/players/me/transfer) per player per hour",
+    ),
+    "transfer_redeems_per_hour": (
+        "--transfer-redeems-per-hour",
+        "TRANSFER_REDEEMS_PER_HOUR",
+        "transfer codes tried (POST /v1/players/transfer) per client address per hour",
+    ),
+    "revocations_per_hour": (
+        "--revocations-per-hour",
+        "REVOCATIONS_PER_HOUR",
+        "signing out everywhere or deleting the account (DELETE /v1/players/me/tokens, "
+        "DELETE /v1/players/me) per player per hour",
     ),
     "max_connections_per_address": (
         "--max-connections-per-address",
@@ -347,9 +368,24 @@ class Settings:
     metrics_token: str = ""
     #: The solver's budget for choosing the dailies.
     daily: DailySelection = DailySelection()
+    #: The operator's OpenID Connect provider (``protocol/ACCOUNTS.md``): the ``iss`` and
+    #: ``aud`` its ID tokens must carry, and where its keys are (a JWKS URL or file).
+    #: All three empty: no sign-in with an identity.
+    identity_issuer: str = ""
+    identity_audience: str = ""
+    identity_jwks: str = ""
+    #: A linked identity is a condition of ranked play (``403 identity_required``).
+    ranked_requires_identity: bool = False
 
     def __post_init__(self) -> None:
         check_secret(self.secret)
+        identity = (self.identity_issuer, self.identity_audience, self.identity_jwks)
+        if any(identity) and not all(identity):
+            raise ValueError(
+                "--identity-issuer, --identity-audience and --identity-jwks go together"
+            )
+        if self.ranked_requires_identity and not all(identity):
+            raise ValueError("--ranked-requires-identity needs an identity provider")
         if self.log_format not in ("", "json", "text"):
             raise ValueError(f"the log format is json or text, not {self.log_format!r}")
         if self.player_idle_ttl < 1:
@@ -401,6 +437,10 @@ class Settings:
             "metrics_port": int(os.environ.get("METRICS_PORT") or cls.metrics_port),
             "metrics_token": os.environ.get("METRICS_TOKEN", cls.metrics_token),
             "daily": daily_selection_from_environment(),
+            "identity_issuer": os.environ.get("IDENTITY_ISSUER", cls.identity_issuer),
+            "identity_audience": os.environ.get("IDENTITY_AUDIENCE", cls.identity_audience),
+            "identity_jwks": os.environ.get("IDENTITY_JWKS", cls.identity_jwks),
+            "ranked_requires_identity": env_flag(os.environ.get("RANKED_REQUIRES_IDENTITY", "")),
         }
 
     @classmethod
@@ -555,6 +595,29 @@ class Settings:
             default=defaults.metrics_token,
             help="bearer token /metrics requires (METRICS_TOKEN; default none)",
         )
+        parser.add_argument(
+            "--identity-issuer",
+            default=defaults.identity_issuer,
+            metavar="URL",
+            help="the 'iss' of the OpenID Connect provider's ID tokens (IDENTITY_ISSUER)",
+        )
+        parser.add_argument(
+            "--identity-audience",
+            default=defaults.identity_audience,
+            help="the 'aud' they must carry: the app's client id (IDENTITY_AUDIENCE)",
+        )
+        parser.add_argument(
+            "--identity-jwks",
+            default=defaults.identity_jwks,
+            metavar="URL|FILE",
+            help="the provider's signing keys: its JWKS URL, or a JWKS file (IDENTITY_JWKS)",
+        )
+        parser.add_argument(
+            "--ranked-requires-identity",
+            action="store_true",
+            default=defaults.ranked_requires_identity,
+            help="ranked play needs a linked identity (RANKED_REQUIRES_IDENTITY=1)",
+        )
         for name, (flag, env, text) in DAILY_OPTIONS.items():
             parser.add_argument(
                 flag,
@@ -597,6 +660,10 @@ class Settings:
                 metrics_port=args.metrics_port,
                 metrics_token=args.metrics_token,
                 daily=selection,
+                identity_issuer=args.identity_issuer,
+                identity_audience=args.identity_audience,
+                identity_jwks=args.identity_jwks,
+                ranked_requires_identity=args.ranked_requires_identity,
             )
         except ValueError as error:  # a weak secret, or a setting that needs another
             parser.error(str(error))
@@ -631,6 +698,10 @@ class Settings:
             "METRICS_PORT": str(self.metrics_port),
             "METRICS_TOKEN": self.metrics_token,
             **{env: str(getattr(self.daily, name)) for name, (_, env, _) in DAILY_OPTIONS.items()},
+            "IDENTITY_ISSUER": self.identity_issuer,
+            "IDENTITY_AUDIENCE": self.identity_audience,
+            "IDENTITY_JWKS": self.identity_jwks,
+            "RANKED_REQUIRES_IDENTITY": "1" if self.ranked_requires_identity else "0",
         }
 
 

@@ -20,6 +20,14 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "unsupported_media_type": (415, "Content-Type is neither application/json nor msgpack"),
     "not_acceptable": (406, "Accept names neither application/json nor msgpack"),
     "unauthorized": (401, "missing, malformed, forged or expired token"),
+    "token_revoked": (
+        401,
+        "the token was revoked (signed out everywhere, or the account deleted); sign in again",
+    ),
+    "invalid_id_token": (
+        401,
+        "the ID token is not one of the identity provider's, valid now ('reason' says why)",
+    ),
     "not_authenticated": (401, "a WebSocket message that needs 'auth' came first"),
     "forbidden": (403, "only the game's owner may move in it"),
     "daily_open": (
@@ -30,11 +38,20 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
         403,
         "the account is too young for a ranked attempt until 'eligible_at'",
     ),
+    "identity_required": (
+        403,
+        "ranked play on this server needs a linked identity (--ranked-requires-identity)",
+    ),
     "hints_ranked": (403, "hints are for casual games: a ranked daily attempt takes none"),
     "undo_ranked": (403, "undo is for casual games: a ranked game takes none"),
     "unknown_game": (404, "no game has this id (or it expired)"),
     "unknown_game_name": (404, "not one of the five games"),
     "not_found": (404, "no such route"),
+    "unknown_transfer_code": (
+        404,
+        "no such transfer code: mistyped, used, voided or older than 15 minutes",
+    ),
+    "identity_disabled": (404, "this server has no identity provider configured"),
     "not_open": (404, "that day's daily challenge has not opened yet"),
     "no_daily": (404, "no challenge was held that day (its deal was never chosen)"),
     "method_not_allowed": (405, "the route does not take this method"),
@@ -44,6 +61,7 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "game_over": (409, "the game is over: no move is legal"),
     "daily_closed": (409, "the ranked attempt's day closed at 'closes': it takes no more moves"),
     "name_taken": (409, "another player has this display name (names are unique, any case)"),
+    "identity_taken": (409, "the identity is linked to another player"),
     "not_finished": (409, "no verdict yet: the game is still on (a daily: its day is open)"),
     "stale": (409, "the move was made against an old version; 'version' is the current one"),
     "move_limit": (409, "the game took its maximum number of moves: only 'resign' is left"),
@@ -57,6 +75,10 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     ),
     "too_many_errors": (400, "the connection broke the protocol too often and is closed"),
     "protocol_retired": (410, "this WebSocket protocol version is retired"),
+    "identity_unavailable": (
+        503,
+        "the identity provider's keys cannot be read now: retry after a while",
+    ),
     "store_unavailable": (503, "Redis cannot be reached; retry later"),
     "not_replicated": (
         503,

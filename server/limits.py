@@ -140,6 +140,9 @@ def rates(limits: Limits) -> dict[str, Rate]:
         Rate("audits", limits.audits_per_minute, MINUTE_MS),
         Rate("hints", limits.hints_per_minute, MINUTE_MS),
         Rate("name_changes", limits.name_changes_per_hour, HOUR_MS),
+        Rate("transfer_codes", limits.transfer_codes_per_hour, HOUR_MS),
+        Rate("transfer_redeems", limits.transfer_redeems_per_hour, HOUR_MS),
+        Rate("revocations", limits.revocations_per_hour, HOUR_MS),
     ]
     return {rate.kind: rate for rate in table}
 
@@ -522,9 +525,15 @@ def buckets(method: str, path: str, address: str, player: str | None) -> list[tu
         checks.append(("player_requests", player))
     if method in ("PUT", "PATCH") and path == "/v1/players/me":
         checks.append(("name_changes", player or address))
+    if method == "DELETE" and path in ("/v1/players/me", "/v1/players/me/tokens"):
+        checks.append(("revocations", player or address))
     if method == "POST":
         if path == "/v1/players":
             checks.append(("players", address))
+        elif path == "/v1/players/me/transfer":
+            checks.append(("transfer_codes", player or address))
+        elif path == "/v1/players/transfer":
+            checks.append(("transfer_redeems", address))
         elif path == "/v1/audit":
             checks.append(("audits", player or address))
         elif path.startswith("/v1/games/") and path.endswith("/hint"):

@@ -27,8 +27,14 @@ REQUEST_ID_HEADER = "x-request-id"
 #: no log injection, and no token (``v1.<player>.<expiry>.<signature>``: its dots) or
 #: other long secret a client might send there by mistake goes into the logs.
 REQUEST_ID = re.compile(r"[A-Za-z0-9-]{1,64}")
-#: Bearer tokens (``server.auth``) and Authorization header values.
-TOKEN = re.compile(r"v1\.[A-Za-z0-9_-]+\.\d+\.[A-Za-z0-9_-]+|(?i:bearer)\s+[A-Za-z0-9._~+/=-]+")
+#: Bearer tokens (``server.auth``), Authorization header values, transfer codes as shown
+#: (``server.accounts.transfer``: four groups of four, any case) and JWTs (ID tokens:
+#: their header is base64url JSON, so it starts ``eyJ``).
+TOKEN = re.compile(
+    r"v1\.[A-Za-z0-9_-]+\.\d+\.[A-Za-z0-9_-]+|(?i:bearer)\s+[A-Za-z0-9._~+/=-]+"
+    r"|\b(?i:[0-9A-Z]{4}(?:-[0-9A-Z]{4}){3})\b"
+    r"|eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*"
+)
 SCRUBBED = "[scrubbed]"
 
 request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)

@@ -88,6 +88,11 @@ UNHANDLED_EXCEPTIONS = Counter(
     "of the server that carries on)",
     ["location"],
 )
+IDENTITY_FAILURES = Counter(
+    "solitaire_identity_verification_failures_total",
+    "ID tokens refused (POST /v1/players/login, /v1/players/me/identity), by reason",
+    ["reason"],
+)
 AUDIT_QUEUE = Gauge(
     "solitaire_audit_queue",
     "Audits waiting for or running in the pool",
@@ -157,6 +162,11 @@ async def flush_every(interval: float = FLUSH_INTERVAL) -> None:
 def rate_limited(kind: str) -> None:
     """One refusal by the rate limit ``kind`` (e.g. ``request``, ``move``, ``connection``)."""
     count(child(RATE_LIMITED, kind))
+
+
+def identity_refused(reason: str) -> None:
+    """One ID token refused, for ``reason`` (``server.accounts.identity.REASONS``)."""
+    count(child(IDENTITY_FAILURES, reason))
 
 
 def audit_queue(delta: int) -> None:

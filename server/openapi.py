@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from server import rest
+from server.accounts import routes as accounts
 from server.audit.core import SIGNALS
 from server.rules import GAME_NAMES
 from server.ws_schema import WS_SCHEMAS
@@ -412,11 +413,31 @@ SCHEMAS["Player"]["properties"]["name"] = NAME
 SCHEMAS["LeaderboardEntry"]["properties"]["name"] = NAME
 SCHEMAS["Me"] = {
     "type": "object",
-    "required": ["player_id", "name", "created_at"],
+    "description": "the account view (protocol/ACCOUNTS.md)",
+    "required": ["player_id", "name", "created_at", "transfer_codes", "identity"],
     "properties": {
         "player_id": {"type": "string"},
         "name": NAME,
         "created_at": {"type": "integer", "description": "Unix ms"},
+        "transfer_codes": {
+            "type": "array",
+            "items": accounts.PENDING_CODE,
+            "description": "pending transfer codes (not the codes), oldest first",
+        },
+        "identity": {
+            "oneOf": [
+                {
+                    "type": "object",
+                    "required": ["issuer", "linked_at"],
+                    "properties": {
+                        "issuer": {"type": "string"},
+                        "linked_at": {"type": "integer", "description": "Unix ms"},
+                    },
+                },
+                {"type": "null"},
+            ],
+            "description": "the linked identity of the provider, null for none",
+        },
     },
 }
 SCHEMAS["GameSummary"] = {
@@ -462,7 +483,111 @@ RENAME = {
     "requestBody": _request(rest.NAME_BODY, "the new display name (null: none)"),
     "responses": {"200": _body(_ref("Me"), "the player"), **_errors(400, 401, 409, 413, 415)},
 }
+SCHEMAS["TokenAnswer"] = accounts.TOKEN_ANSWER
+SCHEMAS["AccountExport"] = {
+    "type": "object",
+    "description": "protocol/ACCOUNTS.md, 'Export and deletion'",
+    "required": ["format", "exported_at", "account", "stats", "games", "tokens_revoked_before"],
+    "properties": {
+        "format": {"const": "solitaire-account-export/1"},
+        "exported_at": {"type": "integer", "description": "Unix ms"},
+        "account": _ref("Me"),
+        "stats": {
+            "type": "object",
+            "required": list(GAME_NAMES),
+            "properties": {name: _ref("GameStats") for name in GAME_NAMES},
+        },
+        "games": {"type": "array", "items": _ref("GameSummary")},
+        "tokens_revoked_before": {
+            "type": ["integer", "null"],
+            "description": "Unix ms of the latest revocation, null for none",
+        },
+    },
+}
 PLAYER_PATHS: dict[str, Any] = {
+    "/v1/players/me/token": {
+        "post": {
+            "summary": "Renew: a fresh token (30 days) for a valid one; keeps the player's "
+            "record alive as long again",
+            "security": SECURED,
+            "requestBody": _request(rest.EMPTY_BODY, "nothing (or {})", False),
+            "responses": {
+                "200": _body(_ref("TokenAnswer"), "the new token"),
+                **_errors(400, 401, 413, 415),
+            },
+        }
+    },
+    "/v1/players/me/transfer": {
+        "post": {
+            "summary": "A one-time transfer code (80 bits, 15 minutes) that moves the player "
+            "to a new device (POST /v1/players/transfer); at most 5 pending",
+            "security": SECURED,
+            "requestBody": _request(rest.EMPTY_BODY, "nothing (or {})", False),
+            "responses": {
+                "201": _body(accounts.TRANSFER_CODE, "the code, shown once"),
+                **_errors(400, 401, 413, 415),
+            },
+        }
+    },
+    "/v1/players/transfer": {
+        "post": {
+            "summary": "Redeem a transfer code on the new device: the code's player and a "
+            "fresh token (the code is used up)",
+            "requestBody": _request(accounts.REDEEM_BODY, "the code"),
+            "responses": {
+                "200": _body(_ref("TokenAnswer"), "the player and its new token"),
+                **_errors(400, 404, 413, 415),
+            },
+        }
+    },
+    "/v1/players/login": {
+        "post": {
+            "summary": "Sign in with an ID token of the server's OpenID Connect provider: the "
+            "player bound to its identity (created at the first sign-in) and a fresh token",
+            "requestBody": _request(accounts.ID_TOKEN_BODY, "the ID token"),
+            "responses": {
+                "200": _body(accounts.LOGIN_ANSWER, "the player and its token"),
+                **_errors(400, 401, 404, 413, 415, 503),
+            },
+        }
+    },
+    "/v1/players/me/identity": {
+        "post": {
+            "summary": "Link the ID token's identity to the caller (keeping its history); "
+            "409 identity_taken when another player has it",
+            "security": SECURED,
+            "requestBody": _request(accounts.ID_TOKEN_BODY, "the ID token"),
+            "responses": {
+                "200": _body(_ref("Me"), "the account view"),
+                **_errors(400, 401, 404, 409, 413, 415, 503),
+            },
+        }
+    },
+    "/v1/players/me/tokens": {
+        "delete": {
+            "summary": "Sign out everywhere: every token of the caller issued until now is "
+            "refused (on every instance within 2 s; its WebSockets are closed)",
+            "security": SECURED,
+            "requestBody": _request(rest.EMPTY_BODY, "nothing (or {})", False),
+            "responses": {
+                "200": _body(
+                    {
+                        "type": "object",
+                        "required": ["player_id", "revoked_before"],
+                        "properties": {
+                            "player_id": {"type": "string"},
+                            "revoked_before": {
+                                "type": "integer",
+                                "description": "Unix ms: tokens issued before are refused",
+                            },
+                        },
+                    },
+                    "done",
+                ),
+                **_errors(400, 401, 413, 415),
+            },
+        }
+    },
     "/v1/players/me": {
         "get": {
             "summary": "The caller's player record",
@@ -471,6 +596,27 @@ PLAYER_PATHS: dict[str, Any] = {
         },
         "put": RENAME,
         "patch": RENAME,
+        "delete": {
+            "summary": "Delete the caller's account (protocol/ACCOUNTS.md): open games end, "
+            "personal data is removed at once, tokens are revoked; finished ranked results "
+            "stay on their boards, with no name",
+            "security": SECURED,
+            "requestBody": _request(accounts.DELETE_BODY, '{"confirm": true}'),
+            "responses": {
+                "200": _body(accounts.DELETED, "deleted"),
+                **_errors(400, 401, 413, 415),
+            },
+        },
+    },
+    "/v1/players/me/export": {
+        "get": {
+            "summary": "Everything the server keeps about the caller, as JSON",
+            "security": SECURED,
+            "responses": {
+                "200": _body(_ref("AccountExport"), "the export"),
+                **_errors(401),
+            },
+        }
     },
     "/v1/players/me/games": {
         "get": {

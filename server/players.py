@@ -252,6 +252,13 @@ class Players:
         if old is not None and (name is None or name_key(old) != name_key(name)):
             await self._swap(keys=[NAMES_KEY], args=[name_key(old), player_id, ""])
 
+    async def release_name(self, player_id: str) -> None:
+        """Take the player's display name off it and free it (an account deleted)."""
+        name = await self.name(player_id)
+        if name is not None:
+            await self.redis.hdel(player_key(player_id), "name")
+            await self._swap(keys=[NAMES_KEY], args=[folded(name), player_id, ""])
+
     async def sweep_names(self) -> int:
         """Release every name whose holder's record has expired: how many.  A claim
         takes such a name anyway; the sweep keeps ``names`` from growing with every player

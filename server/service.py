@@ -16,6 +16,8 @@ from typing import Any
 from protocol import chain
 from protocol.rng import InvalidSeed, random_seed, validate_seed
 from server import auth, daily, keys
+from server.accounts import binding, transfer
+from server.accounts.revocation import Revocations
 from server.codec import pack
 from server.config import Limits
 from server.dailies import NOT_READY_RETRY_MS, Choice, load_choice
@@ -144,9 +146,13 @@ class GameService:
         self.clock = clock
         #: Seconds an account must exist before it may start a ranked attempt (0: none).
         self.ranked_min_account_age = ranked_min_account_age
+        #: A ranked attempt needs a linked identity (``--ranked-requires-identity``).
+        self.ranked_requires_identity = False
         self.leaderboards = Leaderboards(store.redis)
         self.players = store.players
         self.secret = secret
+        #: This process's copy of the token revocations (the app starts its reading).
+        self.revocations = Revocations(store.redis, lambda: self.clock() / 1000)
         #: Moves a game takes before only ``resign`` is (README.md, "Limits").
         self.max_moves_per_game = Limits.max_moves_per_game
         #: Called with a stored patch the move script did not publish (no other process
@@ -167,14 +173,22 @@ class GameService:
         await self.store.add_player(player_id, self.clock())
         return {
             "player_id": player_id,
-            "token": auth.issue_token(self.secret, player_id, time.time()),
+            "token": auth.issue_token(self.secret, player_id, self.clock() / 1000),
             "name": display,
         }
 
     async def me(self, player_id: str) -> dict[str, Any]:
-        created_at = await self.store.player_created_at(player_id, self.clock())
+        now = self.clock()
+        created_at = await self.store.player_created_at(player_id, now)
         name = await self.players.name(player_id)
-        return {"player_id": player_id, "name": name, "created_at": created_at}
+        codes = await transfer.pending_codes(self.store.redis, player_id, now)
+        return {
+            "player_id": player_id,
+            "name": name,
+            "created_at": created_at,
+            "transfer_codes": codes,
+            "identity": await binding.linked(self.store.redis, player_id),
+        }
 
     async def rename(self, player_id: str, name: object) -> dict[str, Any]:
         """Set (a string) or clear (None) the player's display name."""
@@ -224,7 +238,13 @@ class GameService:
         )
 
     def authenticate(self, token: object) -> str:
-        return auth.verify_token(self.secret, token, time.time())
+        return self.token_claims(token).player_id
+
+    def token_claims(self, token: object) -> auth.Claims:
+        """The claims of a valid token not revoked; ``unauthorized`` or ``token_revoked``."""
+        claims = auth.verify(self.secret, token, self.clock() / 1000)
+        self.revocations.check(claims)
+        return claims
 
     # -- games --------------------------------------------------------------
 
@@ -365,8 +385,17 @@ class GameService:
                 await self.drain_outbox(existing)  # in case a start stopped short
                 return snapshot(stored_game, load_game(stored_game.state), player_id, self.clock())
             # The indexed game is gone (it expired, or an older server lost it): start anew.
-        elif self.ranked_min_account_age:
-            await self._check_account_age(player_id, now)
+        else:
+            if self.ranked_requires_identity and not await binding.linked(
+                self.store.redis, player_id
+            ):
+                raise ApiError(
+                    "identity_required",
+                    "ranked play on this server needs an identity: sign in with it "
+                    "(POST /v1/players/me/identity)",
+                )
+            if self.ranked_min_account_age:
+                await self._check_account_age(player_id, now)
         if install_id is not None and not (
             len(install_id) <= MAX_INSTALL_ID and install_id.isascii() and install_id.isprintable()
         ):

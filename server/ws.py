@@ -100,6 +100,9 @@ class Connection:
         self.address = address
         self.credits = Credits(limiter.limits, limiter.refused)
         self.player_id: str | None = None
+        #: When the socket's token was issued (Unix seconds): a revocation after it closes
+        #: the socket.
+        self.token_issued = 0
         self.subscriptions: dict[str, Subscription] = {}
         self.protocol_errors = 0
         self.closing: int | None = None
@@ -214,8 +217,22 @@ class Connection:
 
     async def on_auth(self, message: dict[str, Any]) -> None:
         check_fields(message, *FIELDS["auth"])
-        self.player_id = self.service.authenticate(message["token"])
+        claims = self.service.token_claims(message["token"])
+        revocations = self.service.revocations
+        if self.player_id is not None:
+            revocations.unwatch(self.player_id, self.on_revoked)
+        self.player_id, self.token_issued = claims.player_id, claims.issued
+        revocations.watch(self.player_id, self.on_revoked)
         self.send({"type": "authenticated", "player_id": self.player_id})
+
+    def on_revoked(self, not_before: int) -> None:
+        """The player's tokens were revoked (on any instance): if this socket's token is
+        among them, tell the client and close."""
+        if self.token_issued >= not_before:
+            return
+        revoked = ApiError("token_revoked", "the token was revoked; sign in again")
+        self.send({"type": "error", "in_reply_to": None, "game_id": None, **revoked.body()})
+        self.close_soon(CLOSE_POLICY_VIOLATION)
 
     async def on_ping(self, message: dict[str, Any]) -> None:
         check_fields(message, *FIELDS["ping"])
@@ -400,6 +417,8 @@ class Connection:
         subscription.version = current
 
     async def close(self) -> None:
+        if self.player_id is not None:
+            self.service.revocations.unwatch(self.player_id, self.on_revoked)
         for game_id in list(self.subscriptions):
             await self.hub.remove(game_id, self.on_patch)
         self.subscriptions.clear()

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
@@ -10,9 +14,22 @@ import httpx
 from clients.python.errors import ApiError
 from clients.python.ws import Connection
 
+#: A token's lifetime (``protocol/ACCOUNTS.md``): the SDK renews it once half has passed.
+TOKEN_LIFETIME = 30 * 24 * 3600
+RENEW_ROUTE = "/v1/players/me/token"
+
 
 def _segment(value: str) -> str:
     return quote(value, safe="")
+
+
+def token_expires(token: str | None) -> int | None:
+    """When a token expires (Unix seconds: ``v1.<player_id>.<expires>.<signature>``), or
+    None for something else."""
+    parts = (token or "").split(".")
+    if len(parts) != 4 or parts[0] != "v1" or not parts[2].isascii() or not parts[2].isdigit():
+        return None
+    return int(parts[2])
 
 
 class Client:
@@ -21,6 +38,11 @@ class Client:
     ``base_url`` is the server's address (``http://127.0.0.1:8000``).  ``token`` is the
     bearer token of a player; :meth:`create_player` makes one and keeps it.  Every method
     returns the decoded JSON answer and raises :class:`ApiError` for an error answer.
+
+    Once half a token's lifetime has passed (15 days), the next call first renews it
+    (``POST /v1/players/me/token``) and ``on_token`` is called with the new one, for the app
+    to keep; ``auto_renew=False`` turns that off (:meth:`renew_token` does it by hand).
+    ``clock`` (Unix seconds) is for tests.
     """
 
     def __init__(
@@ -30,9 +52,16 @@ class Client:
         *,
         timeout: float = 10.0,
         transport: httpx.AsyncBaseTransport | None = None,
+        auto_renew: bool = True,
+        on_token: Callable[[str], None] | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.token = token
+        self.auto_renew = auto_renew
+        self.on_token = on_token
+        self.clock = clock
+        self._renewing = asyncio.Lock()
         self.player_id: str | None = None
         self.timeout = timeout
         self.http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout, transport=transport)
@@ -53,6 +82,8 @@ class Client:
         body: dict[str, Any] | None = None,
         params: dict[str, Any] | None = None,
     ) -> Any:
+        if self.auto_renew and path != RENEW_ROUTE:
+            await self._renew_if_due()
         headers = {"Accept": "application/json"}
         if self.token is not None:
             headers["Authorization"] = f"Bearer {self.token}"
@@ -67,6 +98,81 @@ class Client:
             raise ApiError.from_body(answer, response.status_code)
         return answer
 
+    def _take_token(self, answer: dict[str, Any]) -> None:
+        self.token, self.player_id = answer["token"], answer["player_id"]
+        if self.on_token is not None:
+            self.on_token(self.token)
+
+    async def _renew_if_due(self) -> None:
+        """Renew the token once half its lifetime has passed (one renewal at a time; a
+        failed one leaves the token as it was, and the call goes on with it)."""
+        expires = token_expires(self.token)
+        if expires is None or self.clock() < expires - TOKEN_LIFETIME / 2:
+            return
+        async with self._renewing:
+            expires = token_expires(self.token)  # renewed while this call waited?
+            if expires is None or self.clock() < expires - TOKEN_LIFETIME / 2:
+                return
+            # A failure leaves the token as it was: the call itself then says what is wrong
+            # (an expired or revoked token), or works with it.
+            with contextlib.suppress(ApiError, httpx.HTTPError):
+                await self.renew_token()
+
+    # -- accounts (protocol/ACCOUNTS.md) ---------------------------------------------
+
+    async def renew_token(self) -> dict[str, Any]:
+        """A fresh token for the current one (kept from now on): ``{"player_id", "token",
+        "name", "expires_at"}``."""
+        answer: dict[str, Any] = await self._call("POST", RENEW_ROUTE)
+        self._take_token(answer)
+        return answer
+
+    async def sign_out_everywhere(self) -> dict[str, Any]:
+        """Revoke every token of the player, this one included: ``{"player_id",
+        "revoked_before"}``."""
+        answer: dict[str, Any] = await self._call("DELETE", "/v1/players/me/tokens")
+        return answer
+
+    async def create_transfer_code(self) -> dict[str, Any]:
+        """A one-time code (15 minutes) that moves the player to a new device:
+        ``{"code", "expires_at"}``."""
+        answer: dict[str, Any] = await self._call("POST", "/v1/players/me/transfer")
+        return answer
+
+    async def redeem_transfer_code(self, code: str) -> dict[str, Any]:
+        """On the new device: the code's player and a fresh token (kept from now on)."""
+        answer: dict[str, Any] = await self._call("POST", "/v1/players/transfer", {"code": code})
+        self._take_token(answer)
+        return answer
+
+    async def login(self, id_token: str) -> dict[str, Any]:
+        """Sign in with an ID token of the server's identity provider: the player bound to
+        it (``created`` at the first sign-in) and its token (kept from now on)."""
+        answer: dict[str, Any] = await self._call(
+            "POST", "/v1/players/login", {"id_token": id_token}
+        )
+        self._take_token(answer)
+        return answer
+
+    async def link_identity(self, id_token: str) -> dict[str, Any]:
+        """Link the ID token's identity to this player (``ApiError("identity_taken")`` if
+        another has it): the account view."""
+        answer: dict[str, Any] = await self._call(
+            "POST", "/v1/players/me/identity", {"id_token": id_token}
+        )
+        return answer
+
+    async def export_account(self) -> dict[str, Any]:
+        """Everything the server keeps about the player."""
+        answer: dict[str, Any] = await self._call("GET", "/v1/players/me/export")
+        return answer
+
+    async def delete_account(self) -> dict[str, Any]:
+        """Delete the player's account for good (its tokens stop working)."""
+        answer: dict[str, Any] = await self._call("DELETE", "/v1/players/me", {"confirm": True})
+        self.token = None
+        return answer
+
     # -- players and games ------------------------------------------------------------
 
     async def create_player(self, name: str | None = None) -> dict[str, Any]:
@@ -75,11 +181,12 @@ class Client:
         now on."""
         body = None if name is None else {"name": name}
         player: dict[str, Any] = await self._call("POST", "/v1/players", body)
-        self.token, self.player_id = player["token"], player["player_id"]
+        self._take_token(player)
         return player
 
     async def me(self) -> dict[str, Any]:
-        """The player's record: ``{"player_id", "name", "created_at"}``."""
+        """The account view: ``{"player_id", "name", "created_at", "transfer_codes",
+        "identity"}``."""
         answer: dict[str, Any] = await self._call("GET", "/v1/players/me")
         return answer
 

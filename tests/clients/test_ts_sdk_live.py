@@ -110,3 +110,14 @@ async def test_sdk_reconnects_after_a_server_restart(redis_url: str) -> None:
         if process is not None and process.returncode is None:
             process.kill()
             await process.wait()
+
+
+async def test_sdk_renews_its_token_and_has_the_account_routes(server_url: str) -> None:
+    out = await run_node("test/live/accounts.mjs", server_url)
+    summary = json.loads(out.strip().splitlines()[-1])
+    # Created (1), no renewal at 14 days (1), renewed at 16 days (2).
+    assert summary["tokensKept"] == [1, 1, 2]
+    assert summary["name"] == "Ts Renewer" and summary["renewedLifetime"] is True
+    assert summary["samePlayer"] is True and summary["exported"] is True
+    assert summary["errors"] == ["unknown_transfer_code", "token_revoked"]
+    assert summary["deleted"] is True

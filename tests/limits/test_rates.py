@@ -131,6 +131,31 @@ async def test_name_changes_per_player(redis_url: str) -> None:
         assert me.json()["name"] == "Rate Two"
 
 
+async def test_transfer_codes_per_player_and_redemptions_per_address(redis_url: str) -> None:
+    async with (
+        running(redis_url, transfer_codes_per_hour=2, transfer_redeems_per_hour=3) as server,
+        client(server) as http,
+    ):
+        alice, bob = await new_player(http), await new_player(http)
+        codes = []
+        for _ in range(2):
+            response = await http.post("/v1/players/me/transfer", headers=alice)
+            assert response.status_code == 201, response.text
+            codes.append(response.json()["code"])
+        refused = await http.post("/v1/players/me/transfer", headers=alice)
+        assert_rate_limited(refused, "transfer_codes")
+        assert (await http.post("/v1/players/me/transfer", headers=bob)).status_code == 201
+        # Redemptions, right or wrong, draw on the address's bucket: guessing is slow.
+        wrong = {"code": "0000-0000-0000-0000"}
+        for _ in range(2):
+            response = await http.post("/v1/players/transfer", json=wrong)
+            assert response.status_code == 404, response.text
+        right = await http.post("/v1/players/transfer", json={"code": codes[0]})
+        assert right.status_code == 200, right.text
+        refused = await http.post("/v1/players/transfer", json={"code": codes[1]})
+        assert_rate_limited(refused, "transfer_redeems")
+
+
 async def test_a_refused_client_costs_no_redis_call_until_its_retry_time(
     redis_url: str,
 ) -> None:
@@ -181,3 +206,18 @@ async def test_rate_limited_is_answered_in_msgpack_too(redis_url: str) -> None:
         assert response.headers["content-type"] == "application/msgpack"
         assert "Retry-After" in response.headers
         assert msgpack.unpackb(response.content)["error"]["code"] == "rate_limited"
+
+
+async def test_revocations_per_player(redis_url: str) -> None:
+    """Each revocation is an entry in the feed every instance reads: a burst of them (the
+    same token sent at once, before the first revokes it) is cut to the bucket's size."""
+    async with running(redis_url, revocations_per_hour=1) as server, client(server) as http:
+        first, second = await new_player(http), await new_player(http)
+        answers = await asyncio.gather(
+            *(http.delete("/v1/players/me/tokens", headers=first) for _ in range(5))
+        )
+        statuses = [answer.status_code for answer in answers]
+        assert statuses.count(200) == 1 and statuses.count(429) == 4, statuses
+        assert_rate_limited(next(a for a in answers if a.status_code == 429), "revocations")
+        # Another player's bucket is its own.
+        assert (await http.delete("/v1/players/me/tokens", headers=second)).status_code == 200

@@ -576,6 +576,13 @@ async def test_every_error_code_is_covered() -> None:
         "undo_ranked": "tests/server/test_undo_moves.py",
         "name_taken": "tests/server/test_players.py",
         "not_finished": "tests/server/test_players.py",
+        "token_revoked": "tests/server/test_accounts.py",
+        "unknown_transfer_code": "tests/server/test_accounts.py",
+        "identity_disabled": "tests/server/test_accounts.py",
+        "invalid_id_token": "tests/server/test_identity.py",
+        "identity_taken": "tests/server/test_identity.py",
+        "identity_required": "tests/server/test_identity.py",
+        "identity_unavailable": "tests/server/test_identity.py",
     }
     covered = set(REST_CASES) | set(WS_CASES) | set(elsewhere)
     assert covered == set(ERROR_CODES)

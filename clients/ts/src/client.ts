@@ -12,6 +12,10 @@ export interface ClientOptions {
   fetch?: FetchLike;
   /** Options of the live connection (its URL defaults to the base URL's /v2/ws). */
   socket?: Partial<ConnectionOptions>;
+  /** Called with every new token (registered, renewed once half its 30 days passed, signed in): keep it. */
+  onToken?: (token: string) => void;
+  /** Renew the token on its own (default true). */
+  autoRenew?: boolean;
 }
 
 export class SolitaireClient {
@@ -19,7 +23,16 @@ export class SolitaireClient {
   readonly connection: Connection;
 
   constructor(options: ClientOptions) {
-    const restOptions: ConstructorParameters<typeof RestClient>[0] = { baseUrl: options.baseUrl, token: options.token ?? null };
+    const restOptions: ConstructorParameters<typeof RestClient>[0] = {
+      baseUrl: options.baseUrl,
+      token: options.token ?? null,
+      autoRenew: options.autoRenew ?? true,
+      // A new token is the socket's too: its next (re)connection authenticates with it.
+      onToken: (token) => {
+        this.connection.setToken(token);
+        options.onToken?.(token);
+      },
+    };
     if (options.fetch) restOptions.fetch = options.fetch;
     this.rest = new RestClient(restOptions);
     this.connection = new Connection({ url: socketUrl(options.baseUrl), token: options.token ?? null, ...options.socket });

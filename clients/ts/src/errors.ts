@@ -39,9 +39,9 @@ export class SolitaireError extends Error {
 
 /** The request itself is wrong: malformed, a missing/unknown/invalid field, too large, a bad seed, a retired protocol version. */
 export class RequestError extends SolitaireError {}
-/** No valid token, not authenticated on the socket, or not allowed (owner only, account too new). */
+/** No valid token (or a revoked one), not authenticated on the socket, or not allowed (owner only, account too new). */
 export class AuthError extends SolitaireError {}
-/** No such game, game name, route, or daily challenge. */
+/** No such game, game name, route, daily challenge, or transfer code. */
 export class NotFoundError extends SolitaireError {}
 /** A move the server refused: malformed, illegal, stale, game over, move limit, undo in a ranked game. */
 export class MoveError extends SolitaireError {}
@@ -74,10 +74,15 @@ export const ERROR_FAMILIES: Readonly<Record<ErrorCode, ErrorClass>> = Object.fr
   protocol_retired: RequestError,
   unauthorized: AuthError,
   not_authenticated: AuthError,
+  token_revoked: AuthError,
+  invalid_id_token: AuthError,
+  identity_required: AuthError,
   forbidden: AuthError,
   account_too_new: AuthError,
   unknown_game: NotFoundError,
   unknown_game_name: NotFoundError,
+  unknown_transfer_code: NotFoundError,
+  identity_disabled: NotFoundError,
   not_found: NotFoundError,
   not_open: NotFoundError,
   no_daily: NotFoundError,
@@ -92,12 +97,14 @@ export const ERROR_FAMILIES: Readonly<Record<ErrorCode, ErrorClass>> = Object.fr
   hints_ranked: DailyError,
   name_taken: ConflictError,
   not_finished: ConflictError,
+  identity_taken: ConflictError,
   rate_limited: RateLimitError,
   too_many_connections: RateLimitError,
   audit_busy: UnavailableError,
   hints_busy: UnavailableError,
   daily_not_ready: UnavailableError,
   store_unavailable: UnavailableError,
+  identity_unavailable: UnavailableError,
   not_replicated: UnavailableError,
   internal: ServerError,
 });

@@ -24,6 +24,26 @@ export interface RestOptions {
   token?: string | null;
   /** A `fetch` implementation (default: the global one). */
   fetch?: FetchLike;
+  /**
+   * Renew the token on its own once half its lifetime (30 days) has passed: the next call
+   * first asks POST /v1/players/me/token (default true; `renewToken` does it by hand).
+   */
+  autoRenew?: boolean;
+  /** Called with every new token the client takes (created, renewed, signed in): keep it. */
+  onToken?: (token: string) => void;
+  /** The clock, Unix ms (default Date.now): for tests. */
+  now?: () => number;
+}
+
+/** A token's lifetime in seconds (protocol/ACCOUNTS.md). */
+export const TOKEN_LIFETIME = 30 * 24 * 3600;
+const RENEW_PATH = '/v1/players/me/token';
+
+/** When a token expires, Unix seconds (`v1.<player_id>.<expires>.<signature>`), or null. */
+export function tokenExpires(token: string | null | undefined): number | null {
+  const parts = (token ?? '').split('.');
+  if (parts.length !== 4 || parts[0] !== 'v1' || !/^[0-9]+$/.test(parts[2] ?? '')) return null;
+  return Number(parts[2]);
 }
 
 /** Query strings of the defined fields only. */
@@ -40,11 +60,18 @@ const seg = encodeURIComponent;
 export class RestClient {
   readonly baseUrl: string;
   token: string | null;
+  autoRenew: boolean;
+  onToken: ((token: string) => void) | null;
   private readonly fetchImpl: FetchLike;
+  private readonly now: () => number;
+  private renewing: Promise<void> | null = null;
 
   constructor(options: RestOptions = {}) {
     this.baseUrl = (options.baseUrl ?? '').replace(/\/+$/, '');
     this.token = options.token ?? null;
+    this.autoRenew = options.autoRenew ?? true;
+    this.onToken = options.onToken ?? null;
+    this.now = options.now ?? (() => Date.now());
     const globalFetch = globalThis.fetch as unknown as FetchLike | undefined;
     // A browser's fetch must be called on the window ("Illegal invocation" otherwise).
     const fetchImpl = options.fetch ?? globalFetch?.bind(globalThis);
@@ -56,6 +83,27 @@ export class RestClient {
     this.token = token;
   }
 
+  private takeToken(answer: { token: string }): void {
+    this.token = answer.token;
+    this.onToken?.(answer.token);
+  }
+
+  /** Renew the token if half its lifetime has passed (one renewal at a time; a failed one
+   * leaves the token as it is, and the call that asked goes on with it). */
+  private async renewIfDue(): Promise<void> {
+    const expires = tokenExpires(this.token);
+    if (expires === null || this.now() / 1000 < expires - TOKEN_LIFETIME / 2) return;
+    if (!this.renewing) {
+      this.renewing = this.renewToken().then(
+        () => undefined,
+        () => undefined,
+      ).finally(() => {
+        this.renewing = null;
+      });
+    }
+    await this.renewing;
+  }
+
   /**
    * One call: the decoded JSON answer, or a typed error (ServerError "network" when no answer
    * came). `token` overrides the client's token for this call (null: none).
@@ -65,6 +113,7 @@ export class RestClient {
     path: string,
     options: { body?: unknown; headers?: Record<string, string>; token?: string | null } = {},
   ): Promise<T> {
+    if (this.autoRenew && options.token === undefined && path !== RENEW_PATH) await this.renewIfDue();
     const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
     const token = options.token === undefined ? this.token : options.token;
     if (token) headers.Authorization = `Bearer ${token}`;
@@ -98,8 +147,58 @@ export class RestClient {
   /** POST /v1/players: a new player and its token (the client keeps the token). */
   async createPlayer(body: Body<'POST /v1/players'> = {}): Promise<Answer<'POST /v1/players'>> {
     const player = await this.request<Answer<'POST /v1/players'>>('POST', '/v1/players', { body });
-    this.token = player.token;
+    this.takeToken(player);
     return player;
+  }
+
+  // ---- accounts (protocol/ACCOUNTS.md) ----
+
+  /** POST /v1/players/me/token: a fresh token for the current one (the client keeps it). */
+  async renewToken(): Promise<Answer<'POST /v1/players/me/token'>> {
+    const answer = await this.request<Answer<'POST /v1/players/me/token'>>('POST', RENEW_PATH, { body: {} });
+    this.takeToken(answer);
+    return answer;
+  }
+
+  /** DELETE /v1/players/me/tokens: sign out everywhere (this token too). */
+  signOutEverywhere(): Promise<Answer<'DELETE /v1/players/me/tokens'>> {
+    return this.request('DELETE', '/v1/players/me/tokens', { body: {} });
+  }
+
+  /** POST /v1/players/me/transfer: a one-time code (15 minutes) for moving to a new device. */
+  createTransferCode(): Promise<Answer<'POST /v1/players/me/transfer'>> {
+    return this.request('POST', '/v1/players/me/transfer', { body: {} });
+  }
+
+  /** POST /v1/players/transfer: on the new device, the code's player (the client keeps its token). */
+  async redeemTransferCode(code: string): Promise<Answer<'POST /v1/players/transfer'>> {
+    const answer = await this.request<Answer<'POST /v1/players/transfer'>>('POST', '/v1/players/transfer', { body: { code }, token: null });
+    this.takeToken(answer);
+    return answer;
+  }
+
+  /** POST /v1/players/login: sign in with an ID token of the server's identity provider. */
+  async login(idToken: string): Promise<Answer<'POST /v1/players/login'>> {
+    const answer = await this.request<Answer<'POST /v1/players/login'>>('POST', '/v1/players/login', { body: { id_token: idToken }, token: null });
+    this.takeToken(answer);
+    return answer;
+  }
+
+  /** POST /v1/players/me/identity: link an identity to this player (409 identity_taken). */
+  linkIdentity(idToken: string): Promise<Answer<'POST /v1/players/me/identity'>> {
+    return this.request('POST', '/v1/players/me/identity', { body: { id_token: idToken } });
+  }
+
+  /** GET /v1/players/me/export: everything the server keeps about the player. */
+  exportAccount(): Promise<Answer<'GET /v1/players/me/export'>> {
+    return this.request('GET', '/v1/players/me/export');
+  }
+
+  /** DELETE /v1/players/me: delete the account for good (the token stops working). */
+  async deleteAccount(): Promise<Answer<'DELETE /v1/players/me'>> {
+    const answer = await this.request<Answer<'DELETE /v1/players/me'>>('DELETE', '/v1/players/me', { body: { confirm: true } });
+    this.token = null;
+    return answer;
   }
 
   me(): Promise<Answer<'GET /v1/players/me'>> {

@@ -7,7 +7,7 @@
 export const API_VERSION = "1";
 
 /** Every error code of protocol/ERRORS.md. */
-export const ERROR_CODES = ["account_too_new", "audit_busy", "daily_closed", "daily_not_ready", "daily_open", "forbidden", "frame_too_large", "game_over", "hints_busy", "hints_ranked", "illegal_move", "internal", "invalid_field", "invalid_seed", "malformed", "malformed_move", "method_not_allowed", "missing_field", "move_limit", "name_taken", "no_daily", "not_acceptable", "not_authenticated", "not_finished", "not_found", "not_open", "not_replicated", "protocol_retired", "rate_limited", "stale", "store_unavailable", "too_many_connections", "too_many_errors", "unauthorized", "undo_ranked", "unknown_field", "unknown_game", "unknown_game_name", "unknown_type", "unsupported_media_type"] as const;
+export const ERROR_CODES = ["account_too_new", "audit_busy", "daily_closed", "daily_not_ready", "daily_open", "forbidden", "frame_too_large", "game_over", "hints_busy", "hints_ranked", "identity_disabled", "identity_required", "identity_taken", "identity_unavailable", "illegal_move", "internal", "invalid_field", "invalid_id_token", "invalid_seed", "malformed", "malformed_move", "method_not_allowed", "missing_field", "move_limit", "name_taken", "no_daily", "not_acceptable", "not_authenticated", "not_finished", "not_found", "not_open", "not_replicated", "protocol_retired", "rate_limited", "stale", "store_unavailable", "token_revoked", "too_many_connections", "too_many_errors", "unauthorized", "undo_ranked", "unknown_field", "unknown_game", "unknown_game_name", "unknown_transfer_code", "unknown_type", "unsupported_media_type"] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export type ErrorBody = {
@@ -493,12 +493,24 @@ export type Verdict = {
   replayed_state_hash?: string | null;
 };
 
+/** the account view (protocol/ACCOUNTS.md) */
 export type Me = {
   player_id: string;
   /** the display name; null: none */
   name: string | null;
   /** Unix ms */
   created_at: number;
+  /** pending transfer codes (not the codes), oldest first */
+  transfer_codes: Array<{
+    id: string;
+    expires_at: number;
+  }>;
+  /** the linked identity of the provider, null for none */
+  identity: {
+    issuer: string;
+    /** Unix ms */
+    linked_at: number;
+  } | null;
 };
 
 export type GameSummary = {
@@ -523,6 +535,32 @@ export type GameStats = {
   best_score: number | null;
   current_streak: number;
   best_streak: number;
+};
+
+export type TokenAnswer = {
+  player_id: string;
+  token: string;
+  name: string | null;
+  /** Unix ms; renew before */
+  expires_at: number;
+};
+
+/** protocol/ACCOUNTS.md, 'Export and deletion' */
+export type AccountExport = {
+  format: "solitaire-account-export/1";
+  /** Unix ms */
+  exported_at: number;
+  account: Me;
+  stats: {
+    empress_of_italy: GameStats;
+    colorado: GameStats;
+    gloucestershire: GameStats;
+    matrimony: GameStats;
+    balcony: GameStats;
+  };
+  games: Array<GameSummary>;
+  /** Unix ms of the latest revocation, null for none */
+  tokens_revoked_before: number | null;
 };
 
 /** Every REST operation: its parameters, body, answer and authentication. */
@@ -703,6 +741,68 @@ export interface Operations {
     response: Verdict;
     auth: "required";
   };
+  /** Renew: a fresh token (30 days) for a valid one; keeps the player's record alive as long again */
+  "POST /v1/players/me/token": {
+    body?: Record<string, unknown>;
+    response: TokenAnswer;
+    auth: "required";
+  };
+  /** A one-time transfer code (80 bits, 15 minutes) that moves the player to a new device (POST /v1/players/transfer); at most 5 pending */
+  "POST /v1/players/me/transfer": {
+    body?: Record<string, unknown>;
+    response: {
+      /** 16 characters in 4 groups; shown once */
+      code: string;
+      /** Unix ms (15 minutes) */
+      expires_at: number;
+    };
+    auth: "required";
+  };
+  /** Redeem a transfer code on the new device: the code's player and a fresh token (the code is used up) */
+  "POST /v1/players/transfer": {
+    body: {
+      /** the transfer code, as shown (case, dashes and spaces do not matter) */
+      code: string;
+    };
+    response: TokenAnswer;
+    auth: "none";
+  };
+  /** Sign in with an ID token of the server's OpenID Connect provider: the player bound to its identity (created at the first sign-in) and a fresh token */
+  "POST /v1/players/login": {
+    body: {
+      /** an ID token of the server's identity provider (a signed JWT, at most 8192 characters) */
+      id_token: string;
+    };
+    response: {
+      player_id: string;
+      token: string;
+      name: string | null;
+      /** Unix ms; renew before */
+      expires_at: number;
+      /** true: the identity's first sign-in */
+      created: boolean;
+    };
+    auth: "none";
+  };
+  /** Link the ID token's identity to the caller (keeping its history); 409 identity_taken when another player has it */
+  "POST /v1/players/me/identity": {
+    body: {
+      /** an ID token of the server's identity provider (a signed JWT, at most 8192 characters) */
+      id_token: string;
+    };
+    response: Me;
+    auth: "required";
+  };
+  /** Sign out everywhere: every token of the caller issued until now is refused (on every instance within 2 s; its WebSockets are closed) */
+  "DELETE /v1/players/me/tokens": {
+    body?: Record<string, unknown>;
+    response: {
+      player_id: string;
+      /** Unix ms: tokens issued before are refused */
+      revoked_before: number;
+    };
+    auth: "required";
+  };
   /** The caller's player record */
   "GET /v1/players/me": {
     response: Me;
@@ -724,6 +824,25 @@ export interface Operations {
       name: string | null;
     };
     response: Me;
+    auth: "required";
+  };
+  /** Delete the caller's account (protocol/ACCOUNTS.md): open games end, personal data is removed at once, tokens are revoked; finished ranked results stay on their boards, with no name */
+  "DELETE /v1/players/me": {
+    body: {
+      /** true: delete the account */
+      confirm: true;
+    };
+    response: {
+      player_id: string;
+      deleted: true;
+      /** open games resigned */
+      games_ended: number;
+    };
+    auth: "required";
+  };
+  /** Everything the server keeps about the caller, as JSON */
+  "GET /v1/players/me/export": {
+    response: AccountExport;
     auth: "required";
   };
   /** The caller's games, newest first, in pages */

@@ -3,6 +3,7 @@
 // Networking (net.mjs, view.mjs) stays apart from drawing (render.mjs, animate.mjs) and the
 // panels (panels.mjs); this module keeps the state and turns input into intents (moves).
 
+import { wireAccount } from './account.mjs';
 import { animateDeal, animateFrom, measure, motion, motionAllowed } from './animate.mjs';
 import { finishMove, safeMove } from './automove.mjs';
 import { Connection, RestClient, SolitaireError, applyCompact, expandMove, expandOps, socketUrl } from '/static/sdk/index.js';
@@ -45,8 +46,15 @@ const DRAG_THRESHOLD_PX = 6;
 /** A move with no answer after this long: the socket is taken for dead and restarted. */
 const MOVE_REPLY_MS = 8000;
 
-/** REST calls (the SDK's client; each call passes the player's token itself). */
-const api = new RestClient();
+/**
+ * REST calls (the SDK's client). It holds the player's token and renews it once half its
+ * lifetime has passed (protocol/ACCOUNTS.md); a renewed token is stored at once.
+ */
+const api = new RestClient({
+  onToken: (token) => {
+    if (state.player && token !== state.player.token) savePlayer({ ...state.player, token });
+  },
+});
 
 const $ = (testid) => document.querySelector(`[data-testid="${testid}"]`);
 
@@ -84,6 +92,8 @@ const state = {
   timings: { ready: null, clicks: [] }, // for benchmarks/web.py
 };
 
+api.setToken(state.player ? state.player.token : null);
+
 /** Counts the views the state has held: the table knows which one it drew. */
 let viewStamp = 0;
 let messageTimer = null;
@@ -112,6 +122,7 @@ function loadPlayer() {
 
 function savePlayer(player) {
   state.player = player;
+  api.setToken(player ? player.token : null);
   if (player) localStorage.setItem(TOKEN_KEY, JSON.stringify(player));
   else localStorage.removeItem(TOKEN_KEY);
 }
@@ -611,6 +622,9 @@ function onError(message) {
   if (message.in_reply_to === 'auth' && message.code === 'unauthorized') {
     savePlayer(null);
     say('Your player token is no longer valid: starting a new game makes a new player.', 'error');
+  } else if (message.code === 'token_revoked') {
+    savePlayer(null);
+    say('This player was signed out everywhere: starting a new game makes a new player.', 'error');
   } else if (message.in_reply_to === 'subscribe' && message.code === 'unknown_game') {
     say('There is no such game (or it has expired).', 'error');
     state.caughtUpAt = null;
@@ -686,16 +700,18 @@ async function ensurePlayer() {
   return player;
 }
 
-/** A REST call as the player; an expired token is replaced by a new player once. */
+/** A REST call as the player (the SDK renews the token when due); an expired or revoked
+ * token is replaced by a new player once. */
 async function asPlayer(method, path, body) {
   await ensurePlayer();
   try {
-    return await api.request(method, path, { token: state.player.token, body });
+    return await api.request(method, path, { body });
   } catch (error) {
-    if (!(error instanceof SolitaireError) || error.code !== 'unauthorized') throw error;
+    const lost = ['unauthorized', 'token_revoked'];
+    if (!(error instanceof SolitaireError) || !lost.includes(error.code)) throw error;
     savePlayer(null);
     await ensurePlayer();
-    return api.request(method, path, { token: state.player.token, body });
+    return api.request(method, path, { body });
   }
 }
 
@@ -709,6 +725,16 @@ const session = {
     return player;
   },
   asPlayer: (method, path, body) => asPlayer(method, path, body),
+  /** This device becomes `player` (a transfer code was redeemed). */
+  adopt(player) {
+    savePlayer(player);
+    authenticate();
+  },
+  /** The player is gone (signed out everywhere, or deleted): the next game makes a new one. */
+  forget() {
+    savePlayer(null);
+  },
+  refresh: () => showMyGames(session),
 };
 
 function resetGame() {
@@ -1504,6 +1530,7 @@ function main() {
   $('undo').addEventListener('click', onUndo);
   $('hint').addEventListener('click', onHint);
   $('name-form').addEventListener('submit', (event) => saveName(session, event));
+  wireAccount(session);
   $('board-day').addEventListener('click', () => {
     state.boardDaysBack = state.boardDaysBack ? 0 : 1;
     loadLeaderboard();

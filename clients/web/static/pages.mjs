@@ -1,9 +1,11 @@
-// The pages beside the table: "My games" (display name, stats, history) and the replay
+// The pages beside the table: "My games" (display name, stats, history, the account panel
+// of account.mjs) and the replay
 // viewer (a finished game move by move, with its audit verdict; a closed daily's par line).
 // They read REST routes only (protocol/REST.md, "Players" and "Replays"); the replay's
 // tables come from the server's patches, taken backwards from the last table.
 
 import { Connection, RestClient, SolitaireError, expandMove, expandOps, socketUrl } from '/static/sdk/index.js';
+import { showAccount } from './account.mjs';
 import { formatClock } from './panels.mjs';
 import { GAME_TITLES, cardName, pileName, renderTable } from './render.mjs';
 import { OutOfSync, applyOps, clone, parseMove } from './view.mjs';
@@ -51,6 +53,8 @@ const NAME_ERRORS = {
  * the player (or null), registering one with a name, and calls as the player.
  */
 export async function showMyGames(session) {
+  $('transfer-code-row').hidden = true;
+  $('account-export-link').hidden = true;
   const note = $('me-note');
   note.textContent = '';
   $('name-error').textContent = '';
@@ -63,6 +67,7 @@ export async function showMyGames(session) {
     $('history').replaceChildren();
     $('history-more').hidden = true;
     note.textContent = 'No games yet.';
+    showAccount(null);
     return;
   }
   $('name-save').textContent = 'Save name';
@@ -73,6 +78,7 @@ export async function showMyGames(session) {
       session.asPlayer('GET', `/v1/players/me/games?limit=${HISTORY_PAGE}`),
     ]);
     showName(me.name);
+    showAccount(me);
     renderStats(stats.games || {});
     $('history').replaceChildren();
     appendHistory(session, page);
