@@ -172,6 +172,8 @@ def test_table_writes_the_win_rate_table_and_its_command(tmp_path: Path) -> None
     assert glou[4] == f"{lost} ({100 * lost / 3:.1f} %)" and lost >= 2
     assert glou[6].startswith("0.0 % [0.0 %,") and glou[7] == "–"  # no won deal
     assert "90 %" in rows["balcony"] and "almost never winnable" in text
+    best = max(r["best_score"] for r in records if r["game"] == "gloucestershire")
+    assert f"the best line reaches {best} cards at most" in text
     before = (results / "balcony.jsonl").read_text()
     assert main([*args, "--out", str(out), "--games", "gloucestershire", "balcony"]) == 0
     assert (results / "balcony.jsonl").read_text() == before and out.read_text() == text
