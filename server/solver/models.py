@@ -268,10 +268,7 @@ class ColoradoModel(Model):
     after it, with its own move of ``c`` to ``F`` left out: ``F`` takes nothing else
     until then, every other top card is the same, and stock cards that the line puts on
     ``c`` land on the card below it instead, which the line never touches before ``c``
-    leaves.  Likewise the stock's card to ``F`` when the other copy is on the other pile:
-    a winning line that puts it on a tableau pile first still works with the card played
-    at once, the stock cards it puts on top landing on the pile's card below instead, and
-    no pile emptied (the card never lies on an empty pile while the stock has cards).
+    leaves.
     """
 
     def __init__(self, game: Game) -> None:
@@ -342,8 +339,6 @@ class ColoradoModel(Model):
         card = stock[-1]
         source = self.stock << 6
         for target in takes.get(card, ()):
-            if self._placed(state, card, target):
-                return [source | target]
             moves.append(source | target)
         # The stock's card on a tableau pile: bury the top card needed last first;
         # piles with the same cards give the same position, so one of them is tried.

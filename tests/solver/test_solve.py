@@ -7,10 +7,9 @@ import random
 import pytest
 from solver_testkit import late_position, plain_search, reversed_tableau
 
-from server.rules import GAME_NAMES, PLAYING, WON, Game, new_game
+from server.rules import GAME_NAMES, PLAYING, WON, new_game
 from server.solver import LOST, UNKNOWN, Budget, solve
 from server.solver import search as search_module
-from server.solver.models import model_for
 
 #: Deals each game's solver wins within a few thousand positions (found by a scan).
 QUICK_WINS = {
@@ -33,16 +32,6 @@ PLAIN_CARDS_OFF = {"colorado": 6, "matrimony": 20}
 #: Positions the plain search may use: Matrimony's lost positions past 6,000 cost seconds
 #: each and add no case the others lack (the suite stays fast).
 PLAIN_LIMIT = {"colorado": 20_000, "matrimony": 6_000}
-
-
-def with_stock(game: Game, count: int, rng: random.Random) -> Game:
-    """Colorado: ``game`` with ``count`` more cards taken off random foundations' tops into
-    the stock."""
-    copy = game.copy()
-    for _ in range(count):
-        copy.stock.append(rng.choice([f for f in copy.foundations if f]).pop())
-    copy._refresh_status()
-    return copy
 
 
 def replay(game_name: str, seed: str, moves: tuple[str, ...]) -> None:
@@ -89,8 +78,6 @@ def test_verdicts_match_a_plain_exhaustive_search(name: str) -> None:
         game = late_position(name, f"plain-{deal}", PLAIN_CARDS_OFF[name], rng)
         if deal % 2:
             game = reversed_tableau(game)
-        if name == "colorado" and deal % 4 < 2:
-            game = with_stock(game, 3, rng)  # the stock's safe moves too
         expected = plain_search(game, limit=PLAIN_LIMIT[name])
         if expected is None:
             continue
@@ -210,19 +197,3 @@ def test_a_bounded_transposition_table_keeps_verdicts(monkeypatch: pytest.Monkey
     for move in result.moves:
         won.play(move)
     assert won.status == WON
-
-
-def test_colorado_stock_card_to_its_last_foundation_is_played_alone() -> None:
-    """The stock's card goes to the one foundation that can take it, the other copy being
-    on the other pile of its suit: that move alone, without the placements on the
-    (empty, all alike) tableau piles."""
-    game = late_position("colorado", "stock-safe", 0, random.Random(0))
-    ace = next(p for p in game.foundations[:4] if p[0] % 52 == 0)  # clubs A..K
-    game.stock.append(ace.pop())  # KC; the clubs king pile starts with the other KC
-    game.status = PLAYING
-    game._refresh_status()
-    assert len(game.legal_moves()) > 1
-    model = model_for(game)
-    offered = [model.text(move) for move in model.moves(model.state_of(game))]
-    assert offered == [f"stock>foundation[{game.foundations.index(ace)}]"]
-    assert solve(game).moves == tuple(offered)
