@@ -24,9 +24,13 @@ SOLVED, LOST, UNKNOWN = "won", "lost", "unknown"  # verdicts
 
 #: How often (in nodes) the search asks :attr:`Budget.out_of_time`.
 CHECK_EVERY = 256
-#: Restarts in a shaken move order (see :func:`_restarts`), and the positions each may use.
-RESTARTS = 4
-RESTART_NODES = 20_000
+#: Positions of the first run (model order), and the unit of the Luby restart lengths
+#: (see :func:`_restarts`).
+FIRST_NODES = 5_000
+RESTART_UNIT = 500
+#: Most keys the transposition table holds; past it the table keeps only the current
+#: path's keys (positions searched before may be searched again: slower, still sound).
+TABLE_LIMIT = 500_000
 
 
 @dataclass(frozen=True)
@@ -106,13 +110,16 @@ def search(model: Model, root: State, budget: Budget, shake: int | None = None) 
     best, best_line = score, []
     if score == total:
         return _Outcome(SOLVED, [], 1, score, [])
-    seen = {key(root)}
+    root_key = key(root)
+    seen = {root_key}
+    table_limit = TABLE_LIMIT
     limit = budget.nodes
     out_of_time = budget.out_of_time
     nodes = 1
     line: list[int] = []
     # One frame per position on the path: its state, score, moves and the next to try.
     states = [root]
+    path_keys = [root_key]
     scores = [score]
     frames = [moves_of(root)]
     tried = [0]
@@ -123,6 +130,7 @@ def search(model: Model, root: State, budget: Budget, shake: int | None = None) 
             frames.pop()
             tried.pop()
             states.pop()
+            path_keys.pop()
             scores.pop()
             if line:
                 line.pop()
@@ -147,36 +155,61 @@ def search(model: Model, root: State, budget: Budget, shake: int | None = None) 
             out_of_time is not None and nodes % CHECK_EVERY == 0 and out_of_time()
         ):
             return _Outcome(UNKNOWN, None, nodes, best, best_line)
+        if len(seen) > table_limit:
+            seen = set(path_keys)
+            seen.add(child_key)
         states.append(child)
+        path_keys.append(child_key)
         scores.append(score)
         frames.append(moves_of(child))
         tried.append(0)
     return _Outcome(LOST, None, nodes, best, best_line)
 
 
+def luby(index: int) -> int:
+    """The ``index``-th term (from 1) of the Luby sequence 1, 1, 2, 1, 1, 2, 4, 1, …: the
+    restart lengths that are within a constant factor of the best fixed schedule when
+    nothing is known of the distribution of run lengths (Luby, Sinclair, Zuckerman 1993)."""
+    size = 1
+    while size < index:
+        size = 2 * size + 1
+    while True:
+        if index == size:
+            return (size + 1) // 2
+        size //= 2
+        if index > size:
+            index -= size
+
+
 def _restarts(model: Model, root: State, budget: Budget) -> _Outcome:
-    """:func:`search` first in the model's order, then in :data:`RESTARTS` shaken orders,
-    each for at most :data:`RESTART_NODES` positions, then in the model's order again for
-    the rest of the budget.  A win is found in milliseconds or after a long time (an early
-    bad move buries depth-first search); restarts in another order find many of the late
-    ones early.  Each run is a complete search, so any run's ``"lost"`` is a proof."""
+    """:func:`search` first in the model's order for :data:`FIRST_NODES` positions, then
+    in shaken orders (``random.Random(k)`` for run ``k``), run ``k`` capped at
+    ``luby(k) * RESTART_UNIT`` positions, until a verdict or the budget's end.  A win is
+    found quickly or very late (an early bad move buries depth-first search); short runs
+    in other orders find many of the late ones early, and the Luby lengths grow without
+    bound, so a position whose complete search fits some length is still proven lost.
+    Each run is a complete search when not cut, so any run's ``"lost"`` is a proof.
+    Without any budget, one run in the model's order goes to its verdict."""
     limit = budget.nodes
+    if limit is None and budget.out_of_time is None:
+        return search(model, root, budget)
     nodes, best = 0, None
-    runs: list[int | None] = [None, *range(1, RESTARTS + 1), None]
-    for index, shake in enumerate(runs):
-        last = index == len(runs) - 1
+    run = 0
+    while True:
         left = None if limit is None else limit - nodes
-        cap = left if last else (RESTART_NODES if left is None else min(left, RESTART_NODES))
-        outcome = search(model, root, Budget(cap, budget.out_of_time), shake)
+        cap = FIRST_NODES if run == 0 else luby(run) * RESTART_UNIT
+        if left is not None:
+            cap = min(cap, left)
+        outcome = search(model, root, Budget(cap, budget.out_of_time), run or None)
         nodes += outcome.nodes
         if best is None or outcome.best_score > best.best_score:
             best = outcome
         out_of_budget = (limit is not None and nodes >= limit) or (
             budget.out_of_time is not None and budget.out_of_time()
         )
-        if outcome.verdict != UNKNOWN or out_of_budget or last:
+        if outcome.verdict != UNKNOWN or out_of_budget:
             break
-    assert best is not None
+        run += 1
     return _Outcome(outcome.verdict, outcome.line, nodes, best.best_score, best.best_line)
 
 

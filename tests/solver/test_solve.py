@@ -9,6 +9,7 @@ from solver_testkit import late_position, plain_search, reversed_tableau
 
 from server.rules import GAME_NAMES, PLAYING, WON, new_game
 from server.solver import LOST, UNKNOWN, Budget, solve
+from server.solver import search as search_module
 
 #: Deals each game's solver wins within a few thousand positions (found by a scan).
 QUICK_WINS = {
@@ -28,6 +29,9 @@ QUICK_WINS = {
 PLAIN_GAMES = ("colorado", "matrimony")
 #: Cards taken off the foundations: enough to stack several on some of Matrimony's 16 piles.
 PLAIN_CARDS_OFF = {"colorado": 6, "matrimony": 20}
+#: Positions the plain search may use: Matrimony's lost positions past 6,000 cost seconds
+#: each and add no case the others lack (the suite stays fast).
+PLAIN_LIMIT = {"colorado": 20_000, "matrimony": 6_000}
 
 
 def replay(game_name: str, seed: str, moves: tuple[str, ...]) -> None:
@@ -74,7 +78,7 @@ def test_verdicts_match_a_plain_exhaustive_search(name: str) -> None:
         game = late_position(name, f"plain-{deal}", PLAIN_CARDS_OFF[name], rng)
         if deal % 2:
             game = reversed_tableau(game)
-        expected = plain_search(game, limit=20_000)
+        expected = plain_search(game, limit=PLAIN_LIMIT[name])
         if expected is None:
             continue
         result = solve(game)
@@ -156,3 +160,40 @@ def test_finished_games() -> None:
     resigned = new_game("balcony", "t1")
     resigned.play("resign")
     assert solve(resigned).verdict == LOST
+
+
+def test_luby_restart_lengths() -> None:
+    assert [search_module.luby(k) for k in range(1, 16)] == [
+        1,
+        1,
+        2,
+        1,
+        1,
+        2,
+        4,
+        1,
+        1,
+        2,
+        1,
+        1,
+        2,
+        4,
+        8,
+    ]
+
+
+def test_a_bounded_transposition_table_keeps_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``TABLE_LIMIT`` keys the table keeps only the path's: positions are searched
+    again, "lost" is still a complete search and "won" lines still replay."""
+    lost = new_game("gloucestershire", "stats-1")  # proven lost in a few hundred positions
+    full = solve(lost)
+    won = late_position("colorado", "bounded", 8, random.Random(3))
+    monkeypatch.setattr(search_module, "TABLE_LIMIT", 200)
+    bounded = solve(lost)
+    assert full.verdict == bounded.verdict == LOST
+    assert bounded.nodes > full.nodes > 200  # the small table made it search again
+    result = solve(won, Budget(nodes=100_000))
+    assert result.verdict == "won" and result.moves is not None
+    for move in result.moves:
+        won.play(move)
+    assert won.status == WON
