@@ -26,9 +26,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from server import metrics, rest, web
-from server.asyncapi import asyncapi_document
 from server.accounts import routes as accounts
 from server.accounts.identity import IdentityVerifier
+from server.asyncapi import asyncapi_document
 from server.codec import respond, wants_msgpack
 from server.config import Settings, WeakSecret
 from server.dailies import DailySelector

@@ -257,7 +257,7 @@ class Players:
         name = await self.name(player_id)
         if name is not None:
             await self.redis.hdel(player_key(player_id), "name")
-            await self._swap(keys=[NAMES_KEY], args=[folded(name), player_id, ""])
+            await self._swap(keys=[NAMES_KEY], args=[name_key(name), player_id, ""])
 
     async def sweep_names(self) -> int:
         """Release every name whose holder's record has expired: how many.  A claim
