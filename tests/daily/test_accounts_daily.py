@@ -17,7 +17,7 @@ from server.daily import DAY_MS, opens_ms
 from server.rules import Game, new_game
 from server.testing import TEST_DAILY, UNLIMITED, until_chosen
 
-SECRET = "accounts-daily-test-secret-of-at-least-32-bytes"
+SECRET = "5d1c9a07e3b84f26a9d0c71e48f3b2a6e90d17c4b5a83f62d0e9c1b7a4f58e23"
 DAY = "2026-11-29"
 NOON = opens_ms(DAY) + DAY_MS // 2
 #: A Colorado deal the greedy player below wins (tests/server/test_players.py).
@@ -42,13 +42,14 @@ class Client:
 
     def __init__(self, http: httpx.AsyncClient, app: Any) -> None:
         self.http = http
+        self.app = app
         self.now = NOON
         app.state.service.clock = lambda: self.now
 
     async def request(self, method: str, path: str, token: str, **kwargs: Any) -> httpx.Response:
         headers = {"Authorization": f"Bearer {token}"}
         return await until_chosen(
-            lambda: self.http.request(method, path, headers=headers, **kwargs)
+            lambda: self.http.request(method, path, headers=headers, **kwargs), self.app
         )
 
     async def call(self, method: str, path: str, token: str, **kwargs: Any) -> Any:

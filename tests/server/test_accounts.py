@@ -439,7 +439,9 @@ async def test_revocation_reaches_every_worker_process(
             error = await socket.recv("error", timeout=REFUSAL_BOUND + 1)
             assert error["code"] == "token_revoked"
         assert time.monotonic() - revoked_at < REFUSAL_BOUND
-        # Each new connection may land on either worker: all refuse the token.
+        # Each new connection may land on either worker: once the bound is up, all refuse
+        # the token (the sockets above may all have been on one of them).
+        await asyncio.sleep(max(0.0, revoked_at + REFUSAL_BOUND - time.monotonic()))
         for _ in range(6):
             async with httpx.AsyncClient(base_url=process.base_url, timeout=WAIT) as fresh:
                 answer = await fresh.get("/v1/players/me", headers=me.headers)

@@ -99,6 +99,17 @@ def json_or_words(response: httpx.Response) -> Any:
     return response.text.split()
 
 
+#: Routes that end the caller's own tokens (ACCOUNTS.md): they answer nothing of any game,
+#: and the walk's player must stay signed in for the WebSocket part that follows.
+ENDS_THE_CALLERS_TOKENS = {("DELETE", "/v1/players/me/tokens"), ("DELETE", "/v1/players/me")}
+assert {
+    (method, route.path)
+    for route in ROUTES
+    if isinstance(route, Route)
+    for method in route.methods or ()
+} >= ENDS_THE_CALLERS_TOKENS
+
+
 async def walk_rest(
     http: httpx.AsyncClient, who: Player | None, game_id: str, version: int
 ) -> list[tuple[str, httpx.Response]]:
@@ -108,6 +119,8 @@ async def walk_rest(
         if not isinstance(route, Route):
             continue  # the web client's page and files
         for method in sorted((route.methods or set()) - {"HEAD"}):
+            if (method, route.path) in ENDS_THE_CALLERS_TOKENS:
+                continue
             body = request_body(route.path, game_id, version)
             response = await http.request(
                 method,

@@ -65,6 +65,7 @@ def test_a_transfer_code_moves_the_player_and_signing_out_reaches_every_device(
     wait_text(new, "account-note", "This device is now your player.")
     moved = player_of(new)
     assert moved is not None and moved["player_id"] == first["player_id"]
+    new.testid("history").locator("li").first.wait_for(state="visible")  # read after the note
     assert new.testid("history").locator("li").count() == 1, "the old device's game is here"
 
     # The export, as a file the page offers.
