@@ -84,6 +84,8 @@ class Limits:
     #: Transfer codes made per player per hour, and redemptions tried per address per hour.
     transfer_codes_per_hour: int = 5
     transfer_redeems_per_hour: int = 20
+    #: Requests to ``/v1/operator/...`` per operator (or client address) per minute.
+    operator_requests_per_minute: int = 120
     #: Open WebSockets per client address, over every instance.
     max_connections_per_address: int = 64
     #: Frames a WebSocket may send in a burst, and their refill per second.
@@ -147,6 +149,11 @@ LIMIT_OPTIONS: dict[str, tuple[str, str, str]] = {
         "--transfer-redeems-per-hour",
         "TRANSFER_REDEEMS_PER_HOUR",
         "transfer codes tried (POST /v1/players/transfer) per client address per hour",
+    ),
+    "operator_requests_per_minute": (
+        "--operator-requests-per-minute",
+        "OPERATOR_REQUESTS_PER_MINUTE",
+        "requests to /v1/operator/... per operator (or client address) per minute",
     ),
     "max_connections_per_address": (
         "--max-connections-per-address",
@@ -308,9 +315,13 @@ class Settings:
     identity_jwks: str = ""
     #: A linked identity is a condition of ranked play (``403 identity_required``).
     ranked_requires_identity: bool = False
+    #: Days the operators' action trail keeps an entry (``server.operator.trail``).
+    operator_trail_days: int = 400
 
     def __post_init__(self) -> None:
         check_secret(self.secret)
+        if self.operator_trail_days < 1:
+            raise ValueError("--operator-trail-days is at least 1")
         identity = (self.identity_issuer, self.identity_audience, self.identity_jwks)
         if any(identity) and not all(identity):
             raise ValueError(
@@ -366,6 +377,9 @@ class Settings:
             "identity_audience": os.environ.get("IDENTITY_AUDIENCE", cls.identity_audience),
             "identity_jwks": os.environ.get("IDENTITY_JWKS", cls.identity_jwks),
             "ranked_requires_identity": env_flag(os.environ.get("RANKED_REQUIRES_IDENTITY", "")),
+            "operator_trail_days": int(
+                os.environ.get("OPERATOR_TRAIL_DAYS", cls.operator_trail_days)
+            ),
         }
 
     @classmethod
@@ -524,6 +538,14 @@ class Settings:
             default=defaults.ranked_requires_identity,
             help="ranked play needs a linked identity (RANKED_REQUIRES_IDENTITY=1)",
         )
+        parser.add_argument(
+            "--operator-trail-days",
+            type=count,
+            default=defaults.operator_trail_days,
+            metavar="DAYS",
+            help="days the operators' action trail keeps an entry (OPERATOR_TRAIL_DAYS; "
+            "default 400)",
+        )
         for name, (flag, env, text) in DAILY_OPTIONS.items():
             parser.add_argument(
                 flag,
@@ -567,6 +589,7 @@ class Settings:
                 identity_audience=args.identity_audience,
                 identity_jwks=args.identity_jwks,
                 ranked_requires_identity=args.ranked_requires_identity,
+                operator_trail_days=args.operator_trail_days,
             )
         except ValueError as error:  # a weak secret, or a setting that needs another
             parser.error(str(error))
@@ -602,6 +625,7 @@ class Settings:
             "IDENTITY_AUDIENCE": self.identity_audience,
             "IDENTITY_JWKS": self.identity_jwks,
             "RANKED_REQUIRES_IDENTITY": "1" if self.ranked_requires_identity else "0",
+            "OPERATOR_TRAIL_DAYS": str(self.operator_trail_days),
         }
 
 

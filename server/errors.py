@@ -42,6 +42,14 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
         403,
         "ranked play on this server needs a linked identity (--ranked-requires-identity)",
     ),
+    "operator_required": (
+        403,
+        "an operator route: a player's token gives no operator powers (protocol/OPERATOR.md)",
+    ),
+    "account_suspended": (
+        403,
+        "the account is suspended from ranked play until 'until' (null: until lifted)",
+    ),
     "hints_ranked": (403, "hints are for casual games: a ranked daily attempt takes none"),
     "undo_ranked": (403, "undo is for casual games: a ranked game takes none"),
     "unknown_game": (404, "no game has this id (or it expired)"),
@@ -51,6 +59,8 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
         404,
         "no such transfer code: mistyped, used, voided or older than 15 minutes",
     ),
+    "unknown_attempt": (404, "no ranked attempt has this game id (or it expired)"),
+    "unknown_player": (404, "no player has this id (or its record expired)"),
     "identity_disabled": (404, "this server has no identity provider configured"),
     "not_open": (404, "that day's daily challenge has not opened yet"),
     "no_daily": (404, "no challenge was held that day (before this server chose any)"),

@@ -31,10 +31,14 @@ from server.players import Players
 STATUSES = ("playing", "won", "stuck", "resigned")
 #: The finish time that sorts after every real one (an attempt that has not finished).
 NOT_FINISHED = 10**13 - 1
+#: Seconds a board's marks (voids, hidden entries) live when the board has no lifetime
+#: (the boards' own: ``server.store.RANKED_TTL``).
+MARK_TTL = 90 * 24 * 3600
 
-# KEYS: board, entries.  ARGV: member, player id, entry JSON (with its member), moves,
-# ended ('1' or '0'), ttl.  A playing entry is replaced by one made after more moves, or
-# by the attempt's end; an ended entry is final.
+# KEYS: board, entries, voided, hidden.  ARGV: member, player id, entry JSON (with its
+# member), moves, ended ('1' or '0'), ttl.  A playing entry is replaced by one made after
+# more moves, or by the attempt's end; an ended entry is final.  An entry voided or hidden
+# by an operator (``server.operator``) is kept but stays off the ranking.
 RECORD_SCRIPT = """
 local old = redis.call('HGET', KEYS[2], ARGV[2])
 if old then
@@ -45,10 +49,35 @@ if old then
   redis.call('ZREM', KEYS[1], entry.member)
 end
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
-redis.call('ZADD', KEYS[1], 0, ARGV[1])
+local marked = redis.call('HEXISTS', KEYS[3], ARGV[2]) + redis.call('HEXISTS', KEYS[4], ARGV[2])
+if marked == 0 then redis.call('ZADD', KEYS[1], 0, ARGV[1]) end
 redis.call('EXPIRE', KEYS[1], ARGV[6])
 redis.call('EXPIRE', KEYS[2], ARGV[6])
 return 1
+"""
+
+# KEYS: board, entries, this mark's hash, the other mark's hash.  ARGV: player id, the
+# mark's value, its lifetime if the board has none.  Marks an entry voided or hidden (its
+# player suspended): off the ranking, kept in entries (a second mark of the same kind
+# changes nothing).  Returns 1 when the mark is new.
+MARK_SCRIPT = """
+local new = redis.call('HSETNX', KEYS[3], ARGV[1], ARGV[2])
+local ttl = redis.call('TTL', KEYS[2])
+redis.call('EXPIRE', KEYS[3], ttl > 0 and ttl or tonumber(ARGV[3]))
+local value = redis.call('HGET', KEYS[2], ARGV[1])
+if value then redis.call('ZREM', KEYS[1], cjson.decode(value).member) end
+return new
+"""
+
+# KEYS: as MARK_SCRIPT.  ARGV: player id.  Takes the mark off; the entry is ranked again
+# unless the other mark holds it.  Returns 1 when there was a mark.
+UNMARK_SCRIPT = """
+local removed = redis.call('HDEL', KEYS[3], ARGV[1])
+local value = redis.call('HGET', KEYS[2], ARGV[1])
+if value and redis.call('HEXISTS', KEYS[4], ARGV[1]) == 0 then
+  redis.call('ZADD', KEYS[1], 0, cjson.decode(value).member)
+end
+return removed
 """
 
 
@@ -116,6 +145,13 @@ def board_keys(game: str, date: str) -> list[str]:
     return [f"lb:{tag}", f"lb:{tag}:entries"]
 
 
+def mark_keys(game: str, date: str) -> list[str]:
+    """The board's marks (same slot): ``voided`` (player id -> the void, JSON) and
+    ``hidden`` (player id -> why: its player is suspended)."""
+    tag = f"{{lb:{game}:{date}}}"
+    return [f"lb:{tag}:voided", f"lb:{tag}:hidden"]
+
+
 def player_of_member(member: bytes | str) -> str:
     text = member.decode() if isinstance(member, bytes) else member
     return text.rsplit(".", 1)[1]
@@ -125,7 +161,31 @@ class Leaderboards:
     def __init__(self, redis: Redis) -> None:
         self.redis: Any = redis
         self._record_sha = hashlib.sha1(RECORD_SCRIPT.encode()).hexdigest()
+        self._mark = redis.register_script(MARK_SCRIPT)
+        self._unmark = redis.register_script(UNMARK_SCRIPT)
         self.players = Players(redis)
+
+    async def mark(self, game: str, date: str, player_id: str, kind: str, value: str) -> bool:
+        """Take the player's entry off the ranking as ``kind`` (``voided`` or ``hidden``)
+        says, at once for every reader; False when it was so marked already."""
+        voided, hidden = mark_keys(game, date)
+        marks = [voided, hidden] if kind == "voided" else [hidden, voided]
+        keys = [*board_keys(game, date), *marks]
+        return bool(await self._mark(keys=keys, args=[player_id, value, MARK_TTL]))
+
+    async def unmark(self, game: str, date: str, player_id: str, kind: str) -> bool:
+        """Lift a mark: the entry is ranked again unless the other mark holds it."""
+        voided, hidden = mark_keys(game, date)
+        marks = [voided, hidden] if kind == "voided" else [hidden, voided]
+        keys = [*board_keys(game, date), *marks]
+        return bool(await self._unmark(keys=keys, args=[player_id]))
+
+    async def voids(self, game: str, date: str, player_ids: list[str]) -> list[str | None]:
+        """Each player's void on the board (its JSON), None where there is none."""
+        if not player_ids:
+            return []
+        values = await self.redis.hmget(mark_keys(game, date)[0], player_ids)
+        return [None if value is None else value.decode() for value in values]
 
     async def record(self, game: str, date: str, entry: Entry, ttl: int) -> bool:
         """Add or update a ranked attempt's entry (one round trip); False when the
@@ -133,7 +193,7 @@ class Leaderboards:
         member = entry.member()
         value = json.dumps({**asdict(entry), "member": member})
         ended = "1" if entry.ended else "0"
-        keys = board_keys(game, date)
+        keys = board_keys(game, date) + mark_keys(game, date)
         command = ("EVALSHA", self._record_sha, len(keys), *keys)
         args = (member, entry.player_id, value, entry.moves, ended, ttl)
         # EVALSHA straight through execute_command, as the move script (server/store.py).

@@ -12,6 +12,8 @@ sit in one Redis Cluster slot and each update of them is one atomic command or s
 * ``player:{id}:ended``  sorted set: the ids of the player's latest ended games (at most
   :data:`HISTORY_SIZE`) by end time, so a game is counted once
 * ``names``              hash: the folded display name -> the id of the player holding it
+* ``names:reserved``     hash: a folded name an operator reset -> the player who had it;
+  never claimed again
 
 Names are unique server-wide (so never two alike on one board), compared folded: NFKC,
 then case-folded.  A claim is ``HSETNX`` on ``names``; a name whose holder's record has
@@ -30,6 +32,8 @@ from server.errors import ApiError
 from server.rules import GAME_NAMES
 
 NAMES_KEY = "names"
+#: Folded names an operator took off a player (``server.operator``): never claimed again.
+RESERVED_NAMES_KEY = "names:reserved"
 #: Entries of ``names`` read per step of :meth:`Players.sweep_names`.
 SWEEP_BATCH = 500
 NAME_MIN, NAME_MAX = 3, 24
@@ -194,7 +198,14 @@ class Players:
             if cursor == 0:
                 return released
 
+    async def reserve_name(self, key: str, player_id: str) -> None:
+        """Keep the folded name ``key`` from ever being claimed again (its holder keeps
+        it until renamed)."""
+        await self.redis.hset(RESERVED_NAMES_KEY, key, player_id)
+
     async def _claim(self, player_id: str, key: str) -> None:
+        if await self.redis.hexists(RESERVED_NAMES_KEY, key):
+            raise ApiError("name_taken", "this name is not available", field="name")
         for _ in range(3):  # a race with another claim of a stale name: look again
             if await self.redis.hsetnx(NAMES_KEY, key, player_id):
                 return
