@@ -40,6 +40,7 @@ from server.openapi import openapi_document
 from server.operator import routes as operator
 from server.operator.actions import Operations
 from server.operator.suspension import SWEEP_SECONDS
+from server.postclose import PostCloseAuditor
 from server.redisconn import connect, stop_task
 from server.service import GameService
 from server.store import Store
@@ -289,6 +290,8 @@ ROUTES: list[Any] = [
     Route(
         "/v1/operator/players/{player_id}/revoke-tokens", operator.revoke_tokens, methods=["POST"]
     ),
+    Route("/v1/operator/reviews", operator.list_reviews, methods=["GET"]),
+    Route("/v1/operator/reviews/{id}", operator.decide_review, methods=["POST"]),
     # The web client (clients/web). Directories that are missing (node_modules before
     # `npm ci`) answer 404 rather than stop the server.
     WebPage("/", WEB_ROOT / "index.html"),
@@ -384,9 +387,14 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
         )
         tallies = asyncio.create_task(metrics.flush_every(), name="metrics")
         app.state.dailies.start()
+        app.state.postclose = PostCloseAuditor(
+            app.state.operations, settings.review_budget_seconds, lambda: service.clock()
+        )
+        app.state.postclose.start()
         try:
             yield
         finally:
+            await app.state.postclose.stop()
             await app.state.dailies.stop()
             app.state.hint_pool.stop()
             await stop_task(redrive)

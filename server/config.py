@@ -317,11 +317,16 @@ class Settings:
     ranked_requires_identity: bool = False
     #: Days the operators' action trail keeps an entry (``server.operator.trail``).
     operator_trail_days: int = 400
+    #: CPU seconds the post-close audit spends per game and day before it stops running the costly
+    #: clairvoyance check (``server.postclose``; BENCHMARKS.md, "Post-close audit").
+    review_budget_seconds: float = 3600.0
 
     def __post_init__(self) -> None:
         check_secret(self.secret)
         if self.operator_trail_days < 1:
             raise ValueError("--operator-trail-days is at least 1")
+        if self.review_budget_seconds < 0:
+            raise ValueError("--review-budget-seconds is 0 or more")
         identity = (self.identity_issuer, self.identity_audience, self.identity_jwks)
         if any(identity) and not all(identity):
             raise ValueError(
@@ -379,6 +384,9 @@ class Settings:
             "ranked_requires_identity": env_flag(os.environ.get("RANKED_REQUIRES_IDENTITY", "")),
             "operator_trail_days": int(
                 os.environ.get("OPERATOR_TRAIL_DAYS", cls.operator_trail_days)
+            ),
+            "review_budget_seconds": float(
+                os.environ.get("REVIEW_BUDGET_SECONDS", cls.review_budget_seconds)
             ),
         }
 
@@ -546,6 +554,14 @@ class Settings:
             help="days the operators' action trail keeps an entry (OPERATOR_TRAIL_DAYS; "
             "default 400)",
         )
+        parser.add_argument(
+            "--review-budget-seconds",
+            type=float,
+            default=defaults.review_budget_seconds,
+            metavar="SECONDS",
+            help="CPU seconds per game and day after which the post-close audit stops "
+            "checking clairvoyance (REVIEW_BUDGET_SECONDS; default 3600)",
+        )
         for name, (flag, env, text) in DAILY_OPTIONS.items():
             parser.add_argument(
                 flag,
@@ -590,6 +606,7 @@ class Settings:
                 identity_jwks=args.identity_jwks,
                 ranked_requires_identity=args.ranked_requires_identity,
                 operator_trail_days=args.operator_trail_days,
+                review_budget_seconds=args.review_budget_seconds,
             )
         except ValueError as error:  # a weak secret, or a setting that needs another
             parser.error(str(error))
@@ -626,6 +643,7 @@ class Settings:
             "IDENTITY_JWKS": self.identity_jwks,
             "RANKED_REQUIRES_IDENTITY": "1" if self.ranked_requires_identity else "0",
             "OPERATOR_TRAIL_DAYS": str(self.operator_trail_days),
+            "REVIEW_BUDGET_SECONDS": str(self.review_budget_seconds),
         }
 
 

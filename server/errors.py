@@ -61,6 +61,7 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     ),
     "unknown_attempt": (404, "no ranked attempt has this game id (or it expired)"),
     "unknown_player": (404, "no player has this id (or its record expired)"),
+    "unknown_review": (404, "no item of the review queue has this id"),
     "identity_disabled": (404, "this server has no identity provider configured"),
     "not_open": (404, "that day's daily challenge has not opened yet"),
     "no_daily": (404, "no challenge was held that day (before this server chose any)"),

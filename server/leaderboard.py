@@ -31,6 +31,9 @@ from server.players import Players
 STATUSES = ("playing", "won", "stuck", "resigned")
 #: The finish time that sorts after every real one (an attempt that has not finished).
 NOT_FINISHED = 10**13 - 1
+#: Closed days the post-close audit (``server.postclose``) takes: a closed board within
+#: them shows the entries it has not reached as ``review: "pending"``.
+REVIEW_WINDOW_DAYS = 7
 #: Seconds a board's marks (voids, hidden entries) live when the board has no lifetime
 #: (the boards' own: ``server.store.RANKED_TTL``).
 MARK_TTL = 90 * 24 * 3600
@@ -114,7 +117,9 @@ class Entry:
             f"{self.elapsed_ms:012d}.{finished:013d}.{self.player_id}"
         )
 
-    def public(self, rank: int, linked: bool, day_closed: bool) -> dict[str, Any]:
+    def public(
+        self, rank: int, linked: bool, day_closed: bool, review: str | None = None
+    ) -> dict[str, Any]:
         """The entry as the routes show it; ``linked``: with its game's id and replay
         (not for others while the day is open: that would show them the deal)."""
         # Field by field, not dataclasses.asdict (which deep-copies every value): that
@@ -131,6 +136,7 @@ class Entry:
             "elapsed_ms": self.elapsed_ms,
             "finished_at": self.finished_at if self.ended else None,
             "replay": f"/v1/games/{self.game_id}/replay" if linked else None,
+            "review": review,
         }
 
     @classmethod
@@ -155,6 +161,12 @@ def mark_keys(game: str, date: str) -> list[str]:
 def player_of_member(member: bytes | str) -> str:
     text = member.decode() if isinstance(member, bytes) else member
     return text.rsplit(".", 1)[1]
+
+
+def review_keys(game: str, date: str) -> list[str]:
+    """The board's review (``server.operator.review``), same slot: states, items, done."""
+    tag = f"{{lb:{game}:{date}}}"
+    return [f"lb:{tag}:review", f"lb:{tag}:reviews", f"lb:{tag}:reviewed"]
 
 
 class Leaderboards:
@@ -211,11 +223,20 @@ class Leaderboards:
         first_rank: int,
         viewer: str | None,
         day_closed: bool,
+        review_pending: bool = False,
     ) -> list[dict[str, Any]]:
         if not members:
             return []
         players = [player_of_member(member) for member in members]
         values = await self.redis.hmget(board_keys(game, date)[1], players)
+        # The post-close review (server.operator.review): flagged entries say so, and
+        # those it has not reached yet are pending; cleared ones show nothing.
+        states = await self.redis.hmget(review_keys(game, date)[0], players)
+        review = {
+            player: "flagged" if state == b"flagged" else "pending" if review_pending else None
+            for player, state in zip(players, states, strict=True)
+            if state != b"cleared"
+        }
         entries = [
             (first_rank + offset, Entry.from_json(value))
             for offset, value in enumerate(values)
@@ -225,17 +246,35 @@ class Leaderboards:
         names = await self.players.names([entry.player_id for _, entry in entries])
         return [
             {
-                **entry.public(rank, day_closed or entry.player_id == viewer, day_closed),
+                **entry.public(
+                    rank,
+                    day_closed or entry.player_id == viewer,
+                    day_closed,
+                    review.get(entry.player_id),
+                ),
                 "name": name,
             }
             for (rank, entry), name in zip(entries, names, strict=True)
         ]
 
     async def top(
-        self, game: str, date: str, limit: int, viewer: str | None, day_closed: bool
+        self,
+        game: str,
+        date: str,
+        limit: int,
+        viewer: str | None,
+        day_closed: bool,
+        review_pending: bool = False,
     ) -> list[dict[str, Any]]:
         members = await self.redis.zrange(board_keys(game, date)[0], 0, limit - 1)
-        return await self._entries(game, date, members, 1, viewer, day_closed)
+        return await self._entries(game, date, members, 1, viewer, day_closed, review_pending)
+
+    async def review_pending(self, game: str, date: str, closes: int, now: int) -> bool:
+        """Whether the post-close audit of a closed day is still to reach some entries
+        (it takes the days closed within :data:`REVIEW_WINDOW_DAYS`)."""
+        if not closes <= now < closes + REVIEW_WINDOW_DAYS * 86_400_000:
+            return False
+        return not await self.redis.exists(review_keys(game, date)[2])
 
     async def size(self, game: str, date: str) -> int:
         return int(await self.redis.zcard(board_keys(game, date)[0]))
@@ -245,7 +284,13 @@ class Leaderboards:
         return None if value is None else Entry.from_json(value)
 
     async def around(
-        self, game: str, date: str, player_id: str, radius: int, day_closed: bool
+        self,
+        game: str,
+        date: str,
+        player_id: str,
+        radius: int,
+        day_closed: bool,
+        review_pending: bool = False,
     ) -> tuple[int | None, list[dict[str, Any]]]:
         """A player's rank (1-based) and the entries within ``radius`` of it."""
         entry = await self.entry(game, date, player_id)
@@ -257,5 +302,7 @@ class Leaderboards:
             return None, []
         start = max(0, index - radius)
         members = await self.redis.zrange(board, start, index + radius)
-        entries = await self._entries(game, date, members, start + 1, player_id, day_closed)
+        entries = await self._entries(
+            game, date, members, start + 1, player_id, day_closed, review_pending
+        )
         return index + 1, entries

@@ -13,8 +13,8 @@ from typing import Any
 from server import rest
 from server.accounts import routes as accounts
 from server.audit.core import SIGNALS
+from server.operator import review, trail
 from server.operator import routes as operator
-from server.operator import trail
 from server.operator.actions import VOID_CODES
 from server.rules import GAME_NAMES
 from server.ws_schema import WS_SCHEMAS
@@ -233,6 +233,12 @@ SCHEMAS["LeaderboardEntry"] = {
         "replay": {
             "type": ["string", "null"],
             "description": "path of the game's replay export",
+        },
+        "review": {
+            "type": ["string", "null"],
+            "enum": ["pending", "flagged", None],
+            "description": "the post-close audit (protocol/OPERATOR.md): pending until it "
+            "reaches the entry, flagged while in the review queue; null otherwise",
         },
     },
 }
@@ -860,6 +866,70 @@ OPERATOR_PATHS: dict[str, Any] = {
         "OperatorPlayer",
         PLAYER_ID_PATH,
     ),
+}
+
+SCHEMAS["ReviewItem"] = {
+    "type": "object",
+    "description": "an attempt as the post-close audit found it (protocol/OPERATOR.md)",
+    "required": ["id", "game_id", "player_id", "game", "date", "state", "signals", "replay"],
+    "properties": {
+        "id": {"type": "string", "description": "the attempt's game id"},
+        "game_id": {"type": "string"},
+        "player_id": {"type": "string"},
+        "game": {"type": "string", "enum": list(GAME_NAMES)},
+        "date": {"type": "string", "format": "date"},
+        "state": {"type": "string", "enum": list(review.STATES)},
+        "integrity": {"type": "string"},
+        "findings": {"type": "array", "items": {"type": "object"}},
+        "signals": {
+            "type": "array",
+            "items": {"type": "object"},
+            "description": "each fair-play signal with its evidence",
+        },
+        "links": {"type": "array", "items": {"type": "object"}, "description": "scouting"},
+        "replay": {"type": "string", "description": "path of the replay export"},
+        "clairvoyance_checked": {"type": "boolean"},
+        "audited_at": {"type": "integer"},
+        "decision": {"type": ["object", "null"]},
+    },
+}
+OPERATOR_PATHS["/v1/operator/reviews"] = {
+    "get": {
+        "summary": "The review queue of a day: each item with its signals, evidence, "
+        "scouting links and replay (operators only)",
+        "security": OPERATOR_SECURED,
+        "parameters": operator.REVIEWS_QUERY,
+        "responses": {
+            "200": _body(
+                {
+                    "type": "object",
+                    "required": ["game", "date", "total", "items"],
+                    "properties": {
+                        "game": {"type": "string"},
+                        "date": {"type": "string"},
+                        "total": {"type": "integer"},
+                        "items": {"type": "array", "items": _ref("ReviewItem")},
+                    },
+                },
+                "a page",
+            ),
+            **_errors(400, 401, 403, 404),
+        },
+    }
+}
+OPERATOR_PATHS["/v1/operator/reviews/{id}"] = {
+    "post": {
+        "summary": "Clear (reinstating an automatic void) or void a reviewed attempt",
+        "parameters": [
+            {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+        ],
+        "security": OPERATOR_SECURED,
+        "requestBody": _request(operator.DECISION_BODY, "the decision and its reason"),
+        "responses": {
+            "200": _body(_ref("ReviewItem"), "the item as decided"),
+            **_errors(400, 401, 403, 404, 413, 415),
+        },
+    }
 }
 
 

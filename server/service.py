@@ -446,18 +446,24 @@ class GameService:
         """The top of a day's board; while the day is open only ``viewer``'s own entry
         links to its game."""
         name = check_game_name(name)
-        closed = daily.is_closed(date, self.clock())
+        now = self.clock()
+        closed = daily.is_closed(date, now)
+        pending = await self.leaderboards.review_pending(name, date, daily.closes_ms(date), now)
         return {
             "game": name,
             "date": date,
             "size": await self.leaderboards.size(name, date),
-            "entries": await self.leaderboards.top(name, date, limit, viewer, closed),
+            "entries": await self.leaderboards.top(name, date, limit, viewer, closed, pending),
         }
 
     async def my_rank(self, name: object, date: str, player_id: str, radius: int) -> dict[str, Any]:
         name = check_game_name(name)
-        closed = daily.is_closed(date, self.clock())
-        rank, entries = await self.leaderboards.around(name, date, player_id, radius, closed)
+        now = self.clock()
+        closed = daily.is_closed(date, now)
+        pending = await self.leaderboards.review_pending(name, date, daily.closes_ms(date), now)
+        rank, entries = await self.leaderboards.around(
+            name, date, player_id, radius, closed, pending
+        )
         return {
             "game": name,
             "date": date,

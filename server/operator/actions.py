@@ -130,27 +130,35 @@ class Operations:
         }
 
     async def void(
-        self, operator: str, game_id: str, reason: str, code: str = "fair_play"
+        self,
+        operator: str,
+        game_id: str,
+        reason: str,
+        code: str = "fair_play",
+        logged: bool = True,
     ) -> dict[str, Any]:
-        """Take an attempt off its board (idempotent: a second void changes nothing)."""
+        """Take an attempt off its board (idempotent: a second void changes nothing);
+        ``logged``: in the trail as ``void`` (a review's decision writes its own)."""
         stored = await self.attempt(game_id)
         now = self.service.clock()
         value = json.dumps({"code": code, "reason": reason, "at": now, "operator": operator})
         boards = self.service.leaderboards
         changed = await boards.mark(stored.game, stored.daily, stored.owner, "voided", value)
-        if changed:
+        if changed and logged:
             details = {"code": code, "game": stored.game, "date": stored.daily}
             await self.log(
                 operator, "void", reason, player_id=stored.owner, game_id=game_id, details=details
             )
         return {**await self.attempt_view(stored), "changed": changed}
 
-    async def reinstate(self, operator: str, game_id: str, reason: str) -> dict[str, Any]:
+    async def reinstate(
+        self, operator: str, game_id: str, reason: str, logged: bool = True
+    ) -> dict[str, Any]:
         """Undo a void: the entry is ranked again (unless its player is suspended)."""
         stored = await self.attempt(game_id)
         boards = self.service.leaderboards
         changed = await boards.unmark(stored.game, stored.daily, stored.owner, "voided")
-        if changed:
+        if changed and logged:
             details = {"game": stored.game, "date": stored.daily}
             await self.log(
                 operator,

@@ -98,7 +98,7 @@ async def issue(
     async with redis.pipeline(transaction=True) as pipe:
         pipe.delete(key)
         pipe.hset(key, mapping={"token_id": token_id, "issued_at": now_ms, "expires_at": expires})
-        pipe.expireat(key, expires + 1)
+        pipe.expire(key, lifetime + 1)
         await pipe.execute()
     return f"{payload}.{_signature(secret, payload)}", expires * 1000
 

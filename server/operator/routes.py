@@ -13,11 +13,11 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from server import daily
+from server import daily, metrics
 from server.auth import bearer_token
 from server.codec import read_body, respond
 from server.errors import ApiError
-from server.operator import credentials, trail
+from server.operator import credentials, review, trail
 from server.operator.actions import ATTEMPTS_PAGE, VOID_CODES, Operations
 from server.rest import GAME_NAME, service_of
 from server.schema import INTEGER, check, query
@@ -105,6 +105,33 @@ ATTEMPTS_QUERY: list[dict[str, Any]] = [
 ]
 
 
+REVIEWS_QUERY: list[dict[str, Any]] = [
+    *DAY_QUERY,
+    {"name": "state", "in": "query", "schema": {"type": "string", "enum": list(review.STATES)}},
+    {"name": "offset", "in": "query", "schema": {"type": "integer", "minimum": 0, "default": 0}},
+    {
+        "name": "limit",
+        "in": "query",
+        "schema": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": review.PAGE[1],
+            "default": review.PAGE[0],
+        },
+    },
+]
+DECISION_BODY: dict[str, Any] = {
+    "type": "object",
+    "required": ["decision", "reason"],
+    "additionalProperties": False,
+    "properties": {
+        "decision": {"type": "string", "enum": ["clear", "void"]},
+        "reason": REASON,
+        "code": VOID_BODY["properties"]["code"],
+    },
+}
+
+
 def checked_query(request: Request, specs: list[dict[str, Any]]) -> dict[str, Any]:
     """:func:`~server.schema.query`, with ``missing_field`` for an absent required one."""
     for spec in specs:
@@ -159,7 +186,10 @@ async def void_attempt(request: Request) -> Response:
     body = check(await read_body(request), VOID_BODY)
     game_id = request.path_params["game_id"]
     code = body.get("code") or "fair_play"
-    return respond(request, await operations(request).void(name, game_id, body["reason"], code))
+    answer = await operations(request).void(name, game_id, body["reason"], code)
+    if answer["changed"]:
+        metrics.void_made("manual")
+    return respond(request, answer)
 
 
 async def reinstate_attempt(request: Request) -> Response:
@@ -197,3 +227,34 @@ async def revoke_tokens(request: Request) -> Response:
     player_id = request.path_params["player_id"]
     answer = await operations(request).revoke_tokens(name, player_id, body["reason"])
     return respond(request, answer)
+
+
+async def list_reviews(request: Request) -> Response:
+    """``GET /v1/operator/reviews?game=&date=&state=``: the day's review items."""
+    await operator(request)
+    params = checked_query(request, REVIEWS_QUERY)
+    total, found = await review.items(
+        service_of(request).store.redis,
+        params["game"],
+        params["date"],
+        params["state"],
+        params["offset"],
+        params["limit"],
+    )
+    answer = {"game": params["game"], "date": params["date"], "total": total, "items": found}
+    return respond(request, answer)
+
+
+async def decide_review(request: Request) -> Response:
+    """``POST /v1/operator/reviews/{id}``: clear or void an item, with a reason."""
+    name = await operator(request)
+    body = check(await read_body(request), DECISION_BODY)
+    item = await review.decide(
+        operations(request),
+        name,
+        request.path_params["id"],
+        body["decision"],
+        body["reason"],
+        body.get("code") or "fair_play",
+    )
+    return respond(request, item)

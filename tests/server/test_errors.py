@@ -581,6 +581,7 @@ async def test_every_error_code_is_covered() -> None:
         "account_suspended": "tests/server/test_operator.py",
         "unknown_attempt": "tests/server/test_operator.py",
         "unknown_player": "tests/server/test_operator.py",
+        "unknown_review": "tests/audit/test_postclose.py",
     }
     covered = set(REST_CASES) | set(WS_CASES) | set(elsewhere)
     assert covered == set(ERROR_CODES)

@@ -88,6 +88,7 @@ export const ERROR_FAMILIES: Readonly<Record<ErrorCode, ErrorClass>> = Object.fr
   unknown_transfer_code: NotFoundError,
   unknown_attempt: NotFoundError,
   unknown_player: NotFoundError,
+  unknown_review: NotFoundError,
   identity_disabled: NotFoundError,
   not_found: NotFoundError,
   not_open: NotFoundError,

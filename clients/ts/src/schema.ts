@@ -7,7 +7,7 @@
 export const API_VERSION = "1";
 
 /** Every error code of protocol/ERRORS.md. */
-export const ERROR_CODES = ["account_suspended", "account_too_new", "audit_busy", "daily_closed", "daily_not_ready", "daily_open", "forbidden", "frame_too_large", "game_over", "hints_busy", "hints_ranked", "identity_disabled", "identity_required", "identity_taken", "identity_unavailable", "illegal_move", "internal", "invalid_field", "invalid_id_token", "invalid_seed", "malformed", "malformed_move", "method_not_allowed", "missing_field", "move_limit", "name_taken", "no_daily", "not_acceptable", "not_authenticated", "not_finished", "not_found", "not_open", "not_replicated", "operator_required", "protocol_retired", "rate_limited", "stale", "store_unavailable", "token_revoked", "too_many_connections", "too_many_errors", "unauthorized", "undo_ranked", "unknown_attempt", "unknown_field", "unknown_game", "unknown_game_name", "unknown_player", "unknown_transfer_code", "unknown_type", "unsupported_media_type"] as const;
+export const ERROR_CODES = ["account_suspended", "account_too_new", "audit_busy", "daily_closed", "daily_not_ready", "daily_open", "forbidden", "frame_too_large", "game_over", "hints_busy", "hints_ranked", "identity_disabled", "identity_required", "identity_taken", "identity_unavailable", "illegal_move", "internal", "invalid_field", "invalid_id_token", "invalid_seed", "malformed", "malformed_move", "method_not_allowed", "missing_field", "move_limit", "name_taken", "no_daily", "not_acceptable", "not_authenticated", "not_finished", "not_found", "not_open", "not_replicated", "operator_required", "protocol_retired", "rate_limited", "stale", "store_unavailable", "token_revoked", "too_many_connections", "too_many_errors", "unauthorized", "undo_ranked", "unknown_attempt", "unknown_field", "unknown_game", "unknown_game_name", "unknown_player", "unknown_review", "unknown_transfer_code", "unknown_type", "unsupported_media_type"] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export type ErrorBody = {
@@ -155,6 +155,8 @@ export type LeaderboardEntry = {
   finished_at?: number | null;
   /** path of the game's replay export */
   replay?: string | null;
+  /** the post-close audit (protocol/OPERATOR.md): pending until it reaches the entry, flagged while in the review queue; null otherwise */
+  review?: "pending" | "flagged" | null;
   /** the display name; null: none */
   name?: string | null;
 };
@@ -566,6 +568,28 @@ export type OperatorPlayer = {
   changed: boolean;
   /** Unix ms (revoke-tokens) */
   revoked_before?: number;
+};
+
+/** an attempt as the post-close audit found it (protocol/OPERATOR.md) */
+export type ReviewItem = {
+  /** the attempt's game id */
+  id: string;
+  game_id: string;
+  player_id: string;
+  game: "empress_of_italy" | "colorado" | "gloucestershire" | "matrimony" | "balcony";
+  date: string;
+  state: "flagged" | "cleared" | "voided";
+  integrity?: string;
+  findings?: Array<Record<string, unknown>>;
+  /** each fair-play signal with its evidence */
+  signals: Array<Record<string, unknown>>;
+  /** scouting */
+  links?: Array<Record<string, unknown>>;
+  /** path of the replay export */
+  replay: string;
+  clairvoyance_checked?: boolean;
+  audited_at?: number;
+  decision?: Record<string, unknown> | null;
 };
 
 /** Every REST operation: its parameters, body, answer and authentication. */
@@ -984,6 +1008,38 @@ export interface Operations {
       reason: string;
     };
     response: OperatorPlayer;
+    auth: "required";
+  };
+  /** The review queue of a day: each item with its signals, evidence, scouting links and replay (operators only) */
+  "GET /v1/operator/reviews": {
+    query: {
+      game: "empress_of_italy" | "colorado" | "gloucestershire" | "matrimony" | "balcony";
+      date: string;
+      state?: "flagged" | "cleared" | "voided";
+      offset?: number;
+      limit?: number;
+    };
+    response: {
+      game: string;
+      date: string;
+      total: number;
+      items: Array<ReviewItem>;
+    };
+    auth: "required";
+  };
+  /** Clear (reinstating an automatic void) or void a reviewed attempt */
+  "POST /v1/operator/reviews/{id}": {
+    path: {
+      id: string;
+    };
+    body: {
+      decision: "clear" | "void";
+      /** why, for the trail (operators read it; the player does not) */
+      reason: string;
+      /** the reason code its player sees */
+      code?: "integrity" | "fair_play" | "scouting" | "abuse" | "other";
+    };
+    response: ReviewItem;
     auth: "required";
   };
 }
