@@ -6,6 +6,7 @@ See ``clients/python/README.md``.
 
 from clients.python.errors import ApiError, ConnectionLost, MoveRejected, OutOfSync
 from clients.python.ops import apply_ops, expand_ops, move_text, pile_at, score_of
+from clients.python.operator import OperatorClient
 from clients.python.rest import Client
 from clients.python.state import GameCopy, Gap
 from clients.python.ws import Connection, Update
@@ -18,6 +19,7 @@ __all__ = [
     "GameCopy",
     "Gap",
     "MoveRejected",
+    "OperatorClient",
     "OutOfSync",
     "Update",
     "apply_ops",

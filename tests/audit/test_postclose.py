@@ -22,10 +22,12 @@ from audit_helpers import (
 from starlette.applications import Starlette
 
 from server import daily
+from server.app import create_app
+from server.config import Settings
 from server.leaderboard import review_keys
-from server.operator import credentials
+from server.operator import credentials, review
 from server.store import game_key
-from server.testing import dailies_chosen
+from server.testing import TEST_DAILY, UNLIMITED, dailies_chosen
 
 #: No face-down stock: the test's audits need no clairvoyance (seconds of CPU each).
 GAME = "gloucestershire"
@@ -146,3 +148,49 @@ async def test_after_the_close_the_forged_is_voided_the_scripted_flagged_the_hon
         "solitaire_postclose_audit_lag_seconds",
     ):
         assert name in metrics, name
+
+
+async def test_the_day_is_audited_once_per_cluster_and_resumes_where_it_stopped(
+    app: Starlette, redis_url: str, redis_cluster: bool, clock: FakeClock, redis_client
+) -> None:
+    service = app.state.service
+    await dailies_chosen(app, DAY)
+    rng = random.Random(7)
+    games = [
+        await daily_game(service, clock, GAME, random_choice(rng), human_steps(rng), 3, True)
+        for _ in range(3)
+    ]
+    # The first attempt was audited before a restart: its verdict is stored.
+    await review.store_item(
+        redis_client,
+        {
+            "id": games[0].id,
+            "game_id": games[0].id,
+            "player_id": games[0].owner,
+            "game": GAME,
+            "date": DAY,
+            "state": "cleared",
+            "audited_at": clock(),
+        },
+    )
+    settings = Settings(
+        redis_url=redis_url,
+        secret=SECRET,
+        ranked_min_account_age=0,
+        redis_cluster=redis_cluster,
+        limits=UNLIMITED,
+        daily=TEST_DAILY,
+    )
+    second = create_app(settings)
+    async with second.router.lifespan_context(second):
+        second.state.service.clock = clock
+        clock.now = daily.closes_ms(DAY) + 1000
+        app.state.postclose.wake()
+        second.state.postclose.wake()
+        async with asyncio.timeout(120):
+            while not await redis_client.exists(review_keys(GAME, DAY)[2]):
+                await asyncio.sleep(0.05)
+        audited = app.state.postclose.audited + second.state.postclose.audited
+    assert audited == 2  # each attempt once, over both instances; not the first again
+    states = await redis_client.hgetall(review_keys(GAME, DAY)[0])
+    assert {player.decode() for player in states} == {game.owner for game in games}
