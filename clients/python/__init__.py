@@ -5,8 +5,8 @@ See ``clients/python/README.md``.
 """
 
 from clients.python.errors import ApiError, ConnectionLost, MoveRejected, OutOfSync
-from clients.python.ops import apply_ops, expand_ops, move_text, pile_at, score_of
 from clients.python.operator import OperatorClient
+from clients.python.ops import apply_ops, expand_ops, move_text, pile_at, score_of
 from clients.python.rest import Client
 from clients.python.state import GameCopy, Gap
 from clients.python.ws import Connection, Update
