@@ -295,6 +295,8 @@ ROUTES: list[Any] = [
     # The web client (clients/web). Directories that are missing (node_modules before
     # `npm ci`) answer 404 rather than stop the server.
     WebPage("/", WEB_ROOT / "index.html"),
+    # The operators' page: its own sign-in, linked from no player page (OPERATOR.md).
+    WebPage("/operator", WEB_ROOT / "operator.html"),
     Mount("/static/sdk", StaticFiles(directory=SDK_BROWSER, check_dir=False)),
     Mount("/static", StaticFiles(directory=WEB_ROOT / "static", check_dir=False)),
 ]
