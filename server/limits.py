@@ -495,7 +495,9 @@ class RateLimits:
             address = client_address(scope)
             authorization = request.headers.get("authorization")
             player = token_player(state.service, authorization)
-            operator = token_operator(state.service, authorization)
+            operator = None
+            if scope["path"].startswith("/v1/operator/"):
+                operator = token_operator(state.service, authorization)
             checks = buckets(scope["method"], scope["path"], address, player, operator)
             try:
                 await limiter.take(checks)

@@ -154,7 +154,10 @@ class PostCloseAuditor:
         """Audit the day's attempts not audited yet: True when the day is done, False
         when another instance holds it."""
         done_key = review_keys(game, date)[2]
-        if await self.redis.exists(done_key):
+        # A day with no attempt has nothing to write (and no lock to take).
+        if await self.redis.exists(done_key) or not await self.redis.exists(
+            attempts_key(game, date)
+        ):
             return True
         token = secrets.token_hex(8)
         lock = lock_key(game, date)

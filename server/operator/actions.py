@@ -96,9 +96,10 @@ class Operations:
                 players, entries, voids, hidden, names, strict=True
             ):
                 value = json.loads(entry) if entry is not None else {}
+                game_id = game_of.get(player) or value.get("game_id")
                 items.append(
                     {
-                        "game_id": game_of.get(player) or value.get("game_id"),
+                        "game_id": game_id,
                         "player_id": player,
                         "name": name,
                         "rank": rank.get(player),
@@ -108,7 +109,7 @@ class Operations:
                         "elapsed_ms": value.get("elapsed_ms"),
                         "voided": None if void is None else json.loads(void),
                         "hidden": hide is not None,
-                        "replay": f"/v1/games/{game_of.get(player)}/replay",
+                        "replay": f"/v1/games/{game_id}/replay" if game_id else None,
                     }
                 )
         return {"game": game, "date": date, "total": len(order), "attempts": items}
