@@ -5,6 +5,7 @@ and the Redis Cluster."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from typing import Any
 
@@ -26,6 +27,8 @@ from server.app import create_app
 from server.config import Settings
 from server.leaderboard import review_keys
 from server.operator import credentials, review
+from server.operator.actions import Operations
+from server.postclose import PostCloseAuditor
 from server.store import game_key
 from server.testing import TEST_DAILY, UNLIMITED, dailies_chosen
 
@@ -194,3 +197,32 @@ async def test_the_day_is_audited_once_per_cluster_and_resumes_where_it_stopped(
     assert audited == 2  # each attempt once, over both instances; not the first again
     states = await redis_client.hgetall(review_keys(GAME, DAY)[0])
     assert {player.decode() for player in states} == {game.owner for game in games}
+
+
+async def test_clairvoyance_stops_when_the_boards_cpu_budget_is_spent(
+    service, clock: FakeClock, redis_client
+) -> None:
+    """The first attempt (board order) spends the tiny budget; the next gets every other
+    check, and the day's marker counts it."""
+    rng = random.Random(11)
+    games = [
+        await daily_game(service, clock, "balcony", random_choice(rng), human_steps(rng), 3, True)
+        for _ in range(2)
+    ]
+    clock.now = daily.closes_ms(DAY) + 1000
+    auditor = PostCloseAuditor(Operations(service), 1e-9, clock)
+    try:
+        assert await auditor.audit_day("balcony", DAY)
+    finally:
+        await auditor.stop()
+    items = {
+        json.loads(value)["game_id"]: json.loads(value)
+        for value in await redis_client.hvals(review_keys("balcony", DAY)[1])
+    }
+    board = await service.leaderboard("balcony", DAY, 10)
+    first, second = (entry["game_id"] for entry in board["entries"])
+    assert {first, second} == {game.id for game in games}
+    assert items[first]["clairvoyance_checked"] is True
+    assert items[second]["clairvoyance_checked"] is False
+    marker = json.loads(await redis_client.get(review_keys("balcony", DAY)[2]))
+    assert marker["attempts"] == 2 and marker["clairvoyance_skipped"] == 1
