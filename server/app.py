@@ -38,6 +38,10 @@ from server.keys import MIN_SECRET_BYTES
 from server.limits import AuditPool, HintPool, Limiter, RateLimits, retry_after_header
 from server.logs import RequestIds
 from server.openapi import openapi_document
+from server.operator import routes as operator
+from server.operator.actions import Operations
+from server.operator.suspension import SWEEP_SECONDS
+from server.postclose import PostCloseAuditor
 from server.redisconn import connect, stop_task
 from server.service import GameService
 from server.store import Store
@@ -80,6 +84,20 @@ async def redrive_outboxes(service: GameService) -> None:
             if drained:
                 log.info("recorded %d pending board entries", drained)
         await asyncio.sleep(REDRIVE_INTERVAL)
+
+
+async def lift_ended_suspensions(operations: Operations) -> None:
+    """Show again the entries of players whose suspension ended, every
+    :data:`~server.operator.suspension.SWEEP_SECONDS` (``protocol/OPERATOR.md``)."""
+    while True:
+        try:
+            lifted = await operations.lift_expired()
+        except (RedisError, OSError) as error:
+            log.warning("lifting ended suspensions failed (%s); trying again later", error)
+        else:
+            if lifted:
+                log.info("lifted %d ended suspensions", lifted)
+        await asyncio.sleep(SWEEP_SECONDS)
 
 
 #: Seconds between sweeps of the names of expired players (the first is at start).
@@ -274,9 +292,27 @@ ROUTES: list[Any] = [
     Route("/v1/leaderboards/{game}/{date}", rest.get_leaderboard, methods=["GET"]),
     Route("/v1/leaderboards/{game}/{date}/me", rest.get_my_rank, methods=["GET"]),
     Route("/v1/audit", rest.post_audit, methods=["POST"]),
+    Route("/v1/operator/actions", operator.list_actions, methods=["GET"]),
+    Route("/v1/operator/attempts", operator.list_attempts, methods=["GET"]),
+    Route("/v1/operator/attempts/{game_id}/void", operator.void_attempt, methods=["POST"]),
+    Route(
+        "/v1/operator/attempts/{game_id}/reinstate", operator.reinstate_attempt, methods=["POST"]
+    ),
+    Route("/v1/operator/players/{player_id}/suspend", operator.suspend_player, methods=["POST"]),
+    Route(
+        "/v1/operator/players/{player_id}/unsuspend", operator.unsuspend_player, methods=["POST"]
+    ),
+    Route("/v1/operator/players/{player_id}/reset-name", operator.reset_name, methods=["POST"]),
+    Route(
+        "/v1/operator/players/{player_id}/revoke-tokens", operator.revoke_tokens, methods=["POST"]
+    ),
+    Route("/v1/operator/reviews", operator.list_reviews, methods=["GET"]),
+    Route("/v1/operator/reviews/{id}", operator.decide_review, methods=["POST"]),
     # The web client (clients/web). Directories that are missing (node_modules before
     # `npm ci`) answer 404 rather than stop the server.
     WebPage("/", WEB_ROOT / "index.html"),
+    # The operators' page: its own sign-in, linked from no player page (OPERATOR.md).
+    WebPage("/operator", WEB_ROOT / "operator.html"),
     Mount("/static/sdk", StaticFiles(directory=SDK_BROWSER, check_dir=False)),
     Mount("/static", StaticFiles(directory=WEB_ROOT / "static", check_dir=False)),
 ]
@@ -364,15 +400,25 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
         await app.state.hub.start()
         redrive = asyncio.create_task(redrive_outboxes(service), name="outbox")
         names = asyncio.create_task(sweep_names(service), name="names")
+        app.state.operations = Operations(service, settings.operator_trail_days)
+        suspensions = asyncio.create_task(
+            lift_ended_suspensions(app.state.operations), name="suspensions"
+        )
         tallies = asyncio.create_task(metrics.flush_every(), name="metrics")
         app.state.dailies.start()
+        app.state.postclose = PostCloseAuditor(
+            app.state.operations, settings.review_budget_seconds, lambda: service.clock()
+        )
+        app.state.postclose.start()
         try:
             yield
         finally:
+            await app.state.postclose.stop()
             await app.state.dailies.stop()
             app.state.hint_pool.stop()
             await stop_task(redrive)
             await stop_task(names)
+            await stop_task(suspensions)
             await stop_task(tallies)
             await service.revocations.stop()
             await app.state.hub.stop()

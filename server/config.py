@@ -140,6 +140,8 @@ class Limits:
     transfer_redeems_per_hour: int = 20
     #: Revocations of a player's tokens (sign out everywhere, deletion) per player per hour.
     revocations_per_hour: int = 10
+    #: Requests to ``/v1/operator/...`` per operator (or client address) per minute.
+    operator_requests_per_minute: int = 120
     #: Open WebSockets per client address, over every instance.
     max_connections_per_address: int = 64
     #: Frames a WebSocket may send in a burst, and their refill per second.
@@ -209,6 +211,11 @@ LIMIT_OPTIONS: dict[str, tuple[str, str, str]] = {
         "REVOCATIONS_PER_HOUR",
         "signing out everywhere or deleting the account (DELETE /v1/players/me/tokens, "
         "DELETE /v1/players/me) per player per hour",
+    ),
+    "operator_requests_per_minute": (
+        "--operator-requests-per-minute",
+        "OPERATOR_REQUESTS_PER_MINUTE",
+        "requests to /v1/operator/... per operator (or client address) per minute",
     ),
     "max_connections_per_address": (
         "--max-connections-per-address",
@@ -376,9 +383,18 @@ class Settings:
     identity_jwks: str = ""
     #: A linked identity is a condition of ranked play (``403 identity_required``).
     ranked_requires_identity: bool = False
+    #: Days the operators' action trail keeps an entry (``server.operator.trail``).
+    operator_trail_days: int = 400
+    #: CPU seconds the post-close audit spends per game and day before it stops running the costly
+    #: clairvoyance check (``server.postclose``; BENCHMARKS.md, "Post-close audit").
+    review_budget_seconds: float = 3600.0
 
     def __post_init__(self) -> None:
         check_secret(self.secret)
+        if self.operator_trail_days < 1:
+            raise ValueError("--operator-trail-days is at least 1")
+        if self.review_budget_seconds < 0:
+            raise ValueError("--review-budget-seconds is 0 or more")
         identity = (self.identity_issuer, self.identity_audience, self.identity_jwks)
         if any(identity) and not all(identity):
             raise ValueError(
@@ -441,6 +457,12 @@ class Settings:
             "identity_audience": os.environ.get("IDENTITY_AUDIENCE", cls.identity_audience),
             "identity_jwks": os.environ.get("IDENTITY_JWKS", cls.identity_jwks),
             "ranked_requires_identity": env_flag(os.environ.get("RANKED_REQUIRES_IDENTITY", "")),
+            "operator_trail_days": int(
+                os.environ.get("OPERATOR_TRAIL_DAYS", cls.operator_trail_days)
+            ),
+            "review_budget_seconds": float(
+                os.environ.get("REVIEW_BUDGET_SECONDS", cls.review_budget_seconds)
+            ),
         }
 
     @classmethod
@@ -618,6 +640,22 @@ class Settings:
             default=defaults.ranked_requires_identity,
             help="ranked play needs a linked identity (RANKED_REQUIRES_IDENTITY=1)",
         )
+        parser.add_argument(
+            "--operator-trail-days",
+            type=count,
+            default=defaults.operator_trail_days,
+            metavar="DAYS",
+            help="days the operators' action trail keeps an entry (OPERATOR_TRAIL_DAYS; "
+            "default 400)",
+        )
+        parser.add_argument(
+            "--review-budget-seconds",
+            type=float,
+            default=defaults.review_budget_seconds,
+            metavar="SECONDS",
+            help="CPU seconds per game and day after which the post-close audit stops "
+            "checking clairvoyance (REVIEW_BUDGET_SECONDS; default 3600)",
+        )
         for name, (flag, env, text) in DAILY_OPTIONS.items():
             parser.add_argument(
                 flag,
@@ -664,6 +702,8 @@ class Settings:
                 identity_audience=args.identity_audience,
                 identity_jwks=args.identity_jwks,
                 ranked_requires_identity=args.ranked_requires_identity,
+                operator_trail_days=args.operator_trail_days,
+                review_budget_seconds=args.review_budget_seconds,
             )
         except ValueError as error:  # a weak secret, or a setting that needs another
             parser.error(str(error))
@@ -702,6 +742,8 @@ class Settings:
             "IDENTITY_AUDIENCE": self.identity_audience,
             "IDENTITY_JWKS": self.identity_jwks,
             "RANKED_REQUIRES_IDENTITY": "1" if self.ranked_requires_identity else "0",
+            "OPERATOR_TRAIL_DAYS": str(self.operator_trail_days),
+            "REVIEW_BUDGET_SECONDS": str(self.review_budget_seconds),
         }
 
 

@@ -39,6 +39,9 @@ STOP_TIMEOUT = 10.0
 MAX_SOCKET_PATH = 100
 SECRET_FILE = "secret"
 LOCK_FILE = "server.lock"
+#: Where a running store's URL is written, for tools on the same data directory
+#: (``python -m server.operator``).
+URL_FILE = "valkey.url"
 
 
 def valkey_binary() -> Path:
@@ -75,6 +78,22 @@ def read_or_create_secret(data_dir: Path) -> str:
     if not value:
         raise RuntimeError(f"{path} is empty: delete it to create a new secret")
     return value
+
+
+def running_url(data_dir: Path) -> str | None:
+    """The URL of the store a server is running on ``data_dir`` (None: no server holds
+    its lock)."""
+    path = data_dir / LOCK_FILE
+    if not path.is_file():
+        return None
+    with open(path) as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            url = data_dir / URL_FILE
+            return url.read_text(encoding="ascii").strip() if url.is_file() else None
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        return None
 
 
 class EmbeddedValkey:
@@ -128,6 +147,7 @@ class EmbeddedValkey:
             raise
         finally:
             client.close()
+        (self.data_dir / URL_FILE).write_text(self.url + "\n", encoding="ascii")
         pid = self.process.pid
         log.info(
             "embedded Valkey (pid %d) serves %s", pid, self.data_dir, extra={"valkey_pid": pid}

@@ -16,6 +16,8 @@ TOKEN_SIGNING = "solitaire/token-signing/v1"
 DAILY_SEED = "solitaire/daily-seed/v1"
 #: Derives the game id of a player's ranked attempt from its game, day and player.
 DAILY_GAME_ID = "solitaire/daily-game-id/v1"
+#: Signs operator tokens (``server.operator.credentials``): never a player token's key.
+OPERATOR_TOKEN_SIGNING = "solitaire/operator-token-signing/v1"
 #: Keys the per-day hashes of client addresses and install ids of ranked attempts.
 SCOUTING_TRACE = "solitaire/scouting-trace/v1"
 

@@ -31,10 +31,17 @@ from server.players import Players
 STATUSES = ("playing", "won", "stuck", "resigned")
 #: The finish time that sorts after every real one (an attempt that has not finished).
 NOT_FINISHED = 10**13 - 1
+#: Closed days the post-close audit (``server.postclose``) takes: a closed board within
+#: them shows the entries it has not reached as ``review: "pending"``.
+REVIEW_WINDOW_DAYS = 7
+#: Seconds a board's marks (voids, hidden entries) live when the board has no lifetime
+#: (the boards' own: ``server.store.RANKED_TTL``).
+MARK_TTL = 90 * 24 * 3600
 
-# KEYS: board, entries.  ARGV: member, player id, entry JSON (with its member), moves,
-# ended ('1' or '0'), ttl.  A playing entry is replaced by one made after more moves, or
-# by the attempt's end; an ended entry is final.
+# KEYS: board, entries, voided, hidden.  ARGV: member, player id, entry JSON (with its
+# member), moves, ended ('1' or '0'), ttl.  A playing entry is replaced by one made after
+# more moves, or by the attempt's end; an ended entry is final.  An entry voided or hidden
+# by an operator (``server.operator``) is kept but stays off the ranking.
 RECORD_SCRIPT = """
 local old = redis.call('HGET', KEYS[2], ARGV[2])
 if old then
@@ -45,10 +52,35 @@ if old then
   redis.call('ZREM', KEYS[1], entry.member)
 end
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
-redis.call('ZADD', KEYS[1], 0, ARGV[1])
+local marked = redis.call('HEXISTS', KEYS[3], ARGV[2]) + redis.call('HEXISTS', KEYS[4], ARGV[2])
+if marked == 0 then redis.call('ZADD', KEYS[1], 0, ARGV[1]) end
 redis.call('EXPIRE', KEYS[1], ARGV[6])
 redis.call('EXPIRE', KEYS[2], ARGV[6])
 return 1
+"""
+
+# KEYS: board, entries, this mark's hash, the other mark's hash.  ARGV: player id, the
+# mark's value, its lifetime if the board has none.  Marks an entry voided or hidden (its
+# player suspended): off the ranking, kept in entries (a second mark of the same kind
+# changes nothing).  Returns 1 when the mark is new.
+MARK_SCRIPT = """
+local new = redis.call('HSETNX', KEYS[3], ARGV[1], ARGV[2])
+local ttl = redis.call('TTL', KEYS[2])
+redis.call('EXPIRE', KEYS[3], ttl > 0 and ttl or tonumber(ARGV[3]))
+local value = redis.call('HGET', KEYS[2], ARGV[1])
+if value then redis.call('ZREM', KEYS[1], cjson.decode(value).member) end
+return new
+"""
+
+# KEYS: as MARK_SCRIPT.  ARGV: player id.  Takes the mark off; the entry is ranked again
+# unless the other mark holds it.  Returns 1 when there was a mark.
+UNMARK_SCRIPT = """
+local removed = redis.call('HDEL', KEYS[3], ARGV[1])
+local value = redis.call('HGET', KEYS[2], ARGV[1])
+if value and redis.call('HEXISTS', KEYS[4], ARGV[1]) == 0 then
+  redis.call('ZADD', KEYS[1], 0, cjson.decode(value).member)
+end
+return removed
 """
 
 
@@ -85,7 +117,9 @@ class Entry:
             f"{self.elapsed_ms:012d}.{finished:013d}.{self.player_id}"
         )
 
-    def public(self, rank: int, linked: bool, day_closed: bool) -> dict[str, Any]:
+    def public(
+        self, rank: int, linked: bool, day_closed: bool, review: str | None = None
+    ) -> dict[str, Any]:
         """The entry as the routes show it; ``linked``: with its game's id and replay
         (not for others while the day is open: that would show them the deal)."""
         # Field by field, not dataclasses.asdict (which deep-copies every value): that
@@ -102,6 +136,7 @@ class Entry:
             "elapsed_ms": self.elapsed_ms,
             "finished_at": self.finished_at if self.ended else None,
             "replay": f"/v1/games/{self.game_id}/replay" if linked else None,
+            "review": review,
         }
 
     @classmethod
@@ -116,16 +151,53 @@ def board_keys(game: str, date: str) -> list[str]:
     return [f"lb:{tag}", f"lb:{tag}:entries"]
 
 
+def mark_keys(game: str, date: str) -> list[str]:
+    """The board's marks (same slot): ``voided`` (player id -> the void, JSON) and
+    ``hidden`` (player id -> why: its player is suspended)."""
+    tag = f"{{lb:{game}:{date}}}"
+    return [f"lb:{tag}:voided", f"lb:{tag}:hidden"]
+
+
 def player_of_member(member: bytes | str) -> str:
     text = member.decode() if isinstance(member, bytes) else member
     return text.rsplit(".", 1)[1]
+
+
+def review_keys(game: str, date: str) -> list[str]:
+    """The board's review (``server.operator.review``), same slot: states, items, done."""
+    tag = f"{{lb:{game}:{date}}}"
+    return [f"lb:{tag}:review", f"lb:{tag}:reviews", f"lb:{tag}:reviewed"]
 
 
 class Leaderboards:
     def __init__(self, redis: Redis) -> None:
         self.redis: Any = redis
         self._record_sha = hashlib.sha1(RECORD_SCRIPT.encode()).hexdigest()
+        self._mark = redis.register_script(MARK_SCRIPT)
+        self._unmark = redis.register_script(UNMARK_SCRIPT)
         self.players = Players(redis)
+
+    async def mark(self, game: str, date: str, player_id: str, kind: str, value: str) -> bool:
+        """Take the player's entry off the ranking as ``kind`` (``voided`` or ``hidden``)
+        says, at once for every reader; False when it was so marked already."""
+        voided, hidden = mark_keys(game, date)
+        marks = [voided, hidden] if kind == "voided" else [hidden, voided]
+        keys = [*board_keys(game, date), *marks]
+        return bool(await self._mark(keys=keys, args=[player_id, value, MARK_TTL]))
+
+    async def unmark(self, game: str, date: str, player_id: str, kind: str) -> bool:
+        """Lift a mark: the entry is ranked again unless the other mark holds it."""
+        voided, hidden = mark_keys(game, date)
+        marks = [voided, hidden] if kind == "voided" else [hidden, voided]
+        keys = [*board_keys(game, date), *marks]
+        return bool(await self._unmark(keys=keys, args=[player_id]))
+
+    async def voids(self, game: str, date: str, player_ids: list[str]) -> list[str | None]:
+        """Each player's void on the board (its JSON), None where there is none."""
+        if not player_ids:
+            return []
+        values = await self.redis.hmget(mark_keys(game, date)[0], player_ids)
+        return [None if value is None else value.decode() for value in values]
 
     async def record(self, game: str, date: str, entry: Entry, ttl: int) -> bool:
         """Add or update a ranked attempt's entry (one round trip); False when the
@@ -133,7 +205,7 @@ class Leaderboards:
         member = entry.member()
         value = json.dumps({**asdict(entry), "member": member})
         ended = "1" if entry.ended else "0"
-        keys = board_keys(game, date)
+        keys = board_keys(game, date) + mark_keys(game, date)
         command = ("EVALSHA", self._record_sha, len(keys), *keys)
         args = (member, entry.player_id, value, entry.moves, ended, ttl)
         # EVALSHA straight through execute_command, as the move script (server/store.py).
@@ -151,11 +223,20 @@ class Leaderboards:
         first_rank: int,
         viewer: str | None,
         day_closed: bool,
+        review_pending: bool = False,
     ) -> list[dict[str, Any]]:
         if not members:
             return []
         players = [player_of_member(member) for member in members]
         values = await self.redis.hmget(board_keys(game, date)[1], players)
+        # The post-close review (server.operator.review): flagged entries say so, and
+        # those it has not reached yet are pending; cleared ones show nothing.
+        states = await self.redis.hmget(review_keys(game, date)[0], players)
+        review = {
+            player: "flagged" if state == b"flagged" else "pending" if review_pending else None
+            for player, state in zip(players, states, strict=True)
+            if state != b"cleared"
+        }
         entries = [
             (first_rank + offset, Entry.from_json(value))
             for offset, value in enumerate(values)
@@ -165,17 +246,35 @@ class Leaderboards:
         names = await self.players.names([entry.player_id for _, entry in entries])
         return [
             {
-                **entry.public(rank, day_closed or entry.player_id == viewer, day_closed),
+                **entry.public(
+                    rank,
+                    day_closed or entry.player_id == viewer,
+                    day_closed,
+                    review.get(entry.player_id),
+                ),
                 "name": name,
             }
             for (rank, entry), name in zip(entries, names, strict=True)
         ]
 
     async def top(
-        self, game: str, date: str, limit: int, viewer: str | None, day_closed: bool
+        self,
+        game: str,
+        date: str,
+        limit: int,
+        viewer: str | None,
+        day_closed: bool,
+        review_pending: bool = False,
     ) -> list[dict[str, Any]]:
         members = await self.redis.zrange(board_keys(game, date)[0], 0, limit - 1)
-        return await self._entries(game, date, members, 1, viewer, day_closed)
+        return await self._entries(game, date, members, 1, viewer, day_closed, review_pending)
+
+    async def review_pending(self, game: str, date: str, closes: int, now: int) -> bool:
+        """Whether the post-close audit of a closed day is still to reach some entries
+        (it takes the days closed within :data:`REVIEW_WINDOW_DAYS`)."""
+        if not closes <= now < closes + REVIEW_WINDOW_DAYS * 86_400_000:
+            return False
+        return not await self.redis.exists(review_keys(game, date)[2])
 
     async def size(self, game: str, date: str) -> int:
         return int(await self.redis.zcard(board_keys(game, date)[0]))
@@ -185,7 +284,13 @@ class Leaderboards:
         return None if value is None else Entry.from_json(value)
 
     async def around(
-        self, game: str, date: str, player_id: str, radius: int, day_closed: bool
+        self,
+        game: str,
+        date: str,
+        player_id: str,
+        radius: int,
+        day_closed: bool,
+        review_pending: bool = False,
     ) -> tuple[int | None, list[dict[str, Any]]]:
         """A player's rank (1-based) and the entries within ``radius`` of it."""
         entry = await self.entry(game, date, player_id)
@@ -197,5 +302,7 @@ class Leaderboards:
             return None, []
         start = max(0, index - radius)
         members = await self.redis.zrange(board, start, index + radius)
-        entries = await self._entries(game, date, members, start + 1, player_id, day_closed)
+        entries = await self._entries(
+            game, date, members, start + 1, player_id, day_closed, review_pending
+        )
         return index + 1, entries

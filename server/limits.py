@@ -46,6 +46,7 @@ from server.batcher import Batcher
 from server.codec import respond
 from server.config import Limits
 from server.errors import ApiError
+from server.operator import credentials
 
 T = TypeVar("T")
 
@@ -143,6 +144,7 @@ def rates(limits: Limits) -> dict[str, Rate]:
         Rate("transfer_codes", limits.transfer_codes_per_hour, HOUR_MS),
         Rate("transfer_redeems", limits.transfer_redeems_per_hour, HOUR_MS),
         Rate("revocations", limits.revocations_per_hour, HOUR_MS),
+        Rate("operator_requests", limits.operator_requests_per_minute, MINUTE_MS),
     ]
     return {rate.kind: rate for rate in table}
 
@@ -492,9 +494,14 @@ class RateLimits:
         if limiter.limits.rate_limits:
             request = Request(scope)
             address = client_address(scope)
-            player = token_player(state.service, request.headers.get("authorization"))
+            authorization = request.headers.get("authorization")
+            player = token_player(state.service, authorization)
+            operator = None
+            if scope["path"].startswith("/v1/operator/"):
+                operator = token_operator(state.service, authorization)
+            checks = buckets(scope["method"], scope["path"], address, player, operator)
             try:
-                await limiter.take(buckets(scope["method"], scope["path"], address, player))
+                await limiter.take(checks)
             except ApiError as error:
                 response = respond(request, {"error": error.body()}, error.status)
                 wait_ms = error.details["retry_after_ms"]
@@ -518,11 +525,25 @@ def token_player(service: Any, authorization: str | None) -> str | None:
         return None
 
 
-def buckets(method: str, path: str, address: str, player: str | None) -> list[tuple[str, str]]:
+def token_operator(service: Any, authorization: str | None) -> str | None:
+    """The operator of a well-signed operator token, else None (the route checks it)."""
+    try:
+        token = bearer_token(authorization)
+    except ApiError:
+        return None
+    claims = None if token is None else credentials.signed_claims(service.secret, token)
+    return None if claims is None else claims[0]
+
+
+def buckets(
+    method: str, path: str, address: str, player: str | None, operator: str | None = None
+) -> list[tuple[str, str]]:
     """The ``(kind, subject)`` buckets a REST request draws on."""
     checks = [("address_requests", address)]
     if player is not None:
         checks.append(("player_requests", player))
+    if path.startswith("/v1/operator/"):
+        checks.append(("operator_requests", operator or address))
     if method in ("PUT", "PATCH") and path == "/v1/players/me":
         checks.append(("name_changes", player or address))
     if method == "DELETE" and path in ("/v1/players/me", "/v1/players/me/tokens"):

@@ -99,6 +99,30 @@ AUDIT_QUEUE = Gauge(
     multiprocess_mode="livesum",
 )
 
+POSTCLOSE_AUDITS = Counter(
+    "solitaire_postclose_audits_total",
+    "Ranked attempts audited after their day closed, by outcome (cleared, flagged, voided)",
+    ["outcome"],
+)
+REVIEW_FLAGS = Counter(
+    "solitaire_review_flags_total",
+    "Fair-play signals that put an attempt in the review queue, by signal",
+    ["signal"],
+)
+VOIDS = Counter(
+    "solitaire_voids_total", "Ranked attempts voided, by kind (auto: integrity; manual)", ["kind"]
+)
+REVIEW_QUEUE = Gauge(
+    "solitaire_review_queue",
+    "Attempts waiting in the review queue (flagged), every day (as last read)",
+    multiprocess_mode="max",
+)
+POSTCLOSE_LAG = Gauge(
+    "solitaire_postclose_audit_lag_seconds",
+    "Seconds from a day's close to the end of its post-close audit (the latest day done)",
+    multiprocess_mode="max",
+)
+
 
 # -- calls from the rest of the server ----------------------------------------------
 
@@ -198,6 +222,24 @@ def count_logged_exceptions() -> None:
     root = logging.getLogger()
     if _exception_counter not in root.handlers:
         root.addHandler(_exception_counter)
+
+
+def postclose_audited(outcome: str, signals: list[str]) -> None:
+    count(child(POSTCLOSE_AUDITS, outcome))
+    for signal in signals:
+        count(child(REVIEW_FLAGS, signal))
+
+
+def void_made(kind: str) -> None:
+    count(child(VOIDS, kind))
+
+
+def review_queue(length: int) -> None:
+    REVIEW_QUEUE.set(length)
+
+
+def postclose_lag(seconds: float) -> None:
+    POSTCLOSE_LAG.set(seconds)
 
 
 def patches_fanned_out(number: int) -> None:

@@ -13,6 +13,9 @@ from typing import Any
 from server import rest
 from server.accounts import routes as accounts
 from server.audit.core import SIGNALS
+from server.operator import review, trail
+from server.operator import routes as operator
+from server.operator.actions import VOID_CODES
 from server.rules import GAME_NAMES
 from server.ws_schema import WS_SCHEMAS
 
@@ -35,6 +38,8 @@ def _errors(*statuses: int) -> dict[str, Any]:
 
 
 SECURED: list[dict[str, list[str]]] = [{"bearer": []}]
+#: The operator routes take an operator token (protocol/OPERATOR.md), never a player's.
+OPERATOR_SECURED: list[dict[str, list[str]]] = [{"operator": []}]
 OPTIONAL_AUTH: list[dict[str, list[str]]] = [{}, {"bearer": []}]
 GAME_ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
 
@@ -230,6 +235,12 @@ SCHEMAS["LeaderboardEntry"] = {
         "replay": {
             "type": ["string", "null"],
             "description": "path of the game's replay export",
+        },
+        "review": {
+            "type": ["string", "null"],
+            "enum": ["pending", "flagged", None],
+            "description": "the post-close audit (protocol/OPERATOR.md): pending until it "
+            "reaches the entry, flagged while in the review queue; null otherwise",
         },
     },
 }
@@ -679,6 +690,251 @@ PLAYER_PATHS: dict[str, Any] = {
 }
 
 
+SCHEMAS["Me"]["required"] += ["suspended", "suspended_until"]
+SCHEMAS["Me"]["properties"]["suspended"] = {
+    "type": "boolean",
+    "description": "suspended from ranked play now (protocol/OPERATOR.md)",
+}
+SCHEMAS["Me"]["properties"]["suspended_until"] = {
+    "type": ["integer", "null"],
+    "description": "Unix ms the suspension ends; null: not suspended, or until lifted",
+}
+SCHEMAS["GameSummary"]["required"].append("void_reason")
+SCHEMAS["GameSummary"]["properties"]["void_reason"] = {
+    "type": ["string", "null"],
+    "enum": [*VOID_CODES, None],
+    "description": "a ranked attempt an operator (or the post-close audit) voided: the "
+    "reason code; null otherwise",
+}
+SCHEMAS["Error"]["properties"]["error"]["properties"]["until"] = {
+    "type": ["integer", "null"],
+    "description": "Unix ms the suspension ends, null: until lifted (account_suspended)",
+}
+SCHEMAS["OperatorAction"] = {
+    "type": "object",
+    "description": "an entry of the action trail (protocol/OPERATOR.md)",
+    "required": ["id", "at", "operator", "action", "player_id", "game_id", "reason", "details"],
+    "properties": {
+        "id": {"type": "string", "description": "the stream entry id"},
+        "at": {"type": "integer", "description": "Unix ms"},
+        "operator": {"type": "string", "description": "an operator's name, system or cli"},
+        "action": {"type": "string", "enum": list(trail.ACTIONS)},
+        "player_id": {"type": ["string", "null"]},
+        "game_id": {"type": ["string", "null"]},
+        "reason": {"type": "string"},
+        "details": {"type": "object"},
+    },
+}
+VOID: dict[str, Any] = {
+    "type": ["object", "null"],
+    "description": "the void (null: none)",
+    "properties": {
+        "code": {"type": "string", "enum": list(VOID_CODES)},
+        "reason": {"type": "string"},
+        "at": {"type": "integer"},
+        "operator": {"type": "string"},
+    },
+}
+SCHEMAS["OperatorAttempt"] = {
+    "type": "object",
+    "required": ["game_id", "player_id", "game", "date", "rank", "voided", "changed"],
+    "properties": {
+        "game_id": {"type": "string"},
+        "player_id": {"type": "string"},
+        "game": {"type": "string", "enum": list(GAME_NAMES)},
+        "date": {"type": "string", "format": "date"},
+        "rank": {"type": ["integer", "null"], "description": "null: off the ranking"},
+        "voided": VOID,
+        "changed": {"type": "boolean", "description": "false: it was so already"},
+    },
+}
+SCHEMAS["OperatorPlayer"] = {
+    "type": "object",
+    "required": ["player_id", "name", "suspension", "changed"],
+    "properties": {
+        "player_id": {"type": "string"},
+        "name": NAME,
+        "suspension": {
+            "type": ["object", "null"],
+            "properties": {
+                "reason": {"type": "string"},
+                "until": {"type": ["integer", "null"]},
+                "at": {"type": "integer"},
+                "operator": {"type": "string"},
+            },
+        },
+        "changed": {"type": "boolean", "description": "false: it was so already"},
+        "revoked_before": {"type": "integer", "description": "Unix ms (revoke-tokens)"},
+    },
+}
+GAME_ID_PATH = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"}}
+PLAYER_ID_PATH = {
+    "name": "player_id",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string"},
+}
+
+
+def _operator_post(summary: str, body: dict[str, Any], answer: str, path: Any) -> dict[str, Any]:
+    return {
+        "post": {
+            "summary": summary,
+            "parameters": [path],
+            "security": OPERATOR_SECURED,
+            "requestBody": _request(body, "the reason"),
+            "responses": {
+                "200": _body(_ref(answer), "done (or so already: changed false)"),
+                **_errors(400, 401, 403, 404, 413, 415),
+            },
+        }
+    }
+
+
+OPERATOR_PATHS: dict[str, Any] = {
+    "/v1/operator/actions": {
+        "get": {
+            "summary": "The action trail, newest first (operators only)",
+            "security": OPERATOR_SECURED,
+            "parameters": operator.ACTIONS_QUERY,
+            "responses": {
+                "200": _body(
+                    {
+                        "type": "object",
+                        "required": ["actions", "next"],
+                        "properties": {
+                            "actions": {"type": "array", "items": _ref("OperatorAction")},
+                            "next": {"type": ["string", "null"]},
+                        },
+                    },
+                    "a page",
+                ),
+                **_errors(400, 401, 403),
+            },
+        }
+    },
+    "/v1/operator/attempts": {
+        "get": {
+            "summary": "A day's ranked attempts with their game ids, ranked ones first in "
+            "board order (operators only)",
+            "security": OPERATOR_SECURED,
+            "parameters": operator.ATTEMPTS_QUERY,
+            "responses": {
+                "200": _body(
+                    {
+                        "type": "object",
+                        "required": ["game", "date", "total", "attempts"],
+                        "properties": {
+                            "game": {"type": "string"},
+                            "date": {"type": "string"},
+                            "total": {"type": "integer"},
+                            "attempts": {"type": "array", "items": {"type": "object"}},
+                        },
+                    },
+                    "a page",
+                ),
+                **_errors(400, 401, 403, 404),
+            },
+        }
+    },
+    "/v1/operator/attempts/{game_id}/void": _operator_post(
+        "Void a ranked attempt: off its board at once, kept, its player told the reason code",
+        operator.VOID_BODY,
+        "OperatorAttempt",
+        GAME_ID_PATH,
+    ),
+    "/v1/operator/attempts/{game_id}/reinstate": _operator_post(
+        "Undo a void", operator.REASON_BODY, "OperatorAttempt", GAME_ID_PATH
+    ),
+    "/v1/operator/players/{player_id}/suspend": _operator_post(
+        "Suspend a player from ranked play (until a time, or until lifted); their entries "
+        "leave every board meanwhile",
+        operator.SUSPEND_BODY,
+        "OperatorPlayer",
+        PLAYER_ID_PATH,
+    ),
+    "/v1/operator/players/{player_id}/unsuspend": _operator_post(
+        "Lift a suspension", operator.REASON_BODY, "OperatorPlayer", PLAYER_ID_PATH
+    ),
+    "/v1/operator/players/{player_id}/reset-name": _operator_post(
+        "Give the player a neutral display name; the old one is never taken again",
+        operator.REASON_BODY,
+        "OperatorPlayer",
+        PLAYER_ID_PATH,
+    ),
+    "/v1/operator/players/{player_id}/revoke-tokens": _operator_post(
+        "Revoke every token of the player (refused everywhere within 2 s)",
+        operator.REASON_BODY,
+        "OperatorPlayer",
+        PLAYER_ID_PATH,
+    ),
+}
+
+SCHEMAS["ReviewItem"] = {
+    "type": "object",
+    "description": "an attempt as the post-close audit found it (protocol/OPERATOR.md)",
+    "required": ["id", "game_id", "player_id", "game", "date", "state", "signals", "replay"],
+    "properties": {
+        "id": {"type": "string", "description": "the attempt's game id"},
+        "game_id": {"type": "string"},
+        "player_id": {"type": "string"},
+        "game": {"type": "string", "enum": list(GAME_NAMES)},
+        "date": {"type": "string", "format": "date"},
+        "state": {"type": "string", "enum": list(review.STATES)},
+        "integrity": {"type": "string"},
+        "findings": {"type": "array", "items": {"type": "object"}},
+        "signals": {
+            "type": "array",
+            "items": {"type": "object"},
+            "description": "each fair-play signal with its evidence",
+        },
+        "links": {"type": "array", "items": {"type": "object"}, "description": "scouting"},
+        "replay": {"type": "string", "description": "path of the replay export"},
+        "clairvoyance_checked": {"type": "boolean"},
+        "audited_at": {"type": "integer"},
+        "decision": {"type": ["object", "null"]},
+    },
+}
+OPERATOR_PATHS["/v1/operator/reviews"] = {
+    "get": {
+        "summary": "The review queue of a day: each item with its signals, evidence, "
+        "scouting links and replay (operators only)",
+        "security": OPERATOR_SECURED,
+        "parameters": operator.REVIEWS_QUERY,
+        "responses": {
+            "200": _body(
+                {
+                    "type": "object",
+                    "required": ["game", "date", "total", "items"],
+                    "properties": {
+                        "game": {"type": "string"},
+                        "date": {"type": "string"},
+                        "total": {"type": "integer"},
+                        "items": {"type": "array", "items": _ref("ReviewItem")},
+                    },
+                },
+                "a page",
+            ),
+            **_errors(400, 401, 403, 404),
+        },
+    }
+}
+OPERATOR_PATHS["/v1/operator/reviews/{id}"] = {
+    "post": {
+        "summary": "Clear (reinstating an automatic void) or void a reviewed attempt",
+        "parameters": [
+            {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+        ],
+        "security": OPERATOR_SECURED,
+        "requestBody": _request(operator.DECISION_BODY, "the decision and its reason"),
+        "responses": {
+            "200": _body(_ref("ReviewItem"), "the item as decided"),
+            **_errors(400, 401, 403, 404, 413, 415),
+        },
+    }
+}
+
+
 def openapi_document() -> dict[str, Any]:
     document: dict[str, Any] = {
         "openapi": "3.1.0",
@@ -691,7 +947,14 @@ def openapi_document() -> dict[str, Any]:
         },
         "components": {
             "schemas": SCHEMAS,
-            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "operator": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "an operator token (python -m server.operator token NAME)",
+                },
+            },
         },
         "paths": {
             "/healthz": {
@@ -833,6 +1096,7 @@ def openapi_document() -> dict[str, Any]:
             **DAILY_PATHS,
             **AUDIT_PATHS,
             **PLAYER_PATHS,
+            **OPERATOR_PATHS,
         },
     }
     # Every /v1 route draws on the rate limits (README.md, "Limits").

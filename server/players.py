@@ -12,6 +12,8 @@ sit in one Redis Cluster slot and each update of them is one atomic command or s
 * ``player:{id}:ended``  sorted set: the ids of the player's latest ended games (at most
   :data:`HISTORY_SIZE`) by end time, so a game is counted once
 * ``names``              hash: a display name's key (:func:`name_key`) -> the id of its holder
+* ``names:reserved``     hash: a name's key an operator reset -> the player who had it;
+  never claimed again
 
 Names are unique server-wide (so never two alike on one board), compared by their key
 (:func:`name_key`): NFKC, case-folded, each character replaced by one representative of
@@ -41,6 +43,8 @@ from server.errors import ApiError
 from server.rules import GAME_NAMES
 
 NAMES_KEY = "names"
+#: Folded names an operator took off a player (``server.operator``): never claimed again.
+RESERVED_NAMES_KEY = "names:reserved"
 #: Entries of ``names`` read per step of :meth:`Players.sweep_names`.
 SWEEP_BATCH = 500
 NAME_MIN, NAME_MAX = 3, 24
@@ -289,7 +293,14 @@ class Players:
         await self.redis.hsetnx(NAMES_KEY, new, holder)
         await self._swap(keys=[NAMES_KEY], args=[old, holder, ""])
 
+    async def reserve_name(self, key: str, player_id: str) -> None:
+        """Keep the name key ``key`` from ever being claimed again (its holder keeps
+        it until renamed)."""
+        await self.redis.hset(RESERVED_NAMES_KEY, key, player_id)
+
     async def _claim(self, player_id: str, key: str) -> None:
+        if await self.redis.hexists(RESERVED_NAMES_KEY, key):
+            raise ApiError("name_taken", "this name is not available", field="name")
         for _ in range(3):  # a race with another claim of a stale name: look again
             if await self.redis.hsetnx(NAMES_KEY, key, player_id):
                 return

@@ -24,6 +24,7 @@ from server.dailies import NOT_READY_RETRY_MS, Choice, load_choice
 from server.errors import ApiError
 from server.hub import Patch
 from server.leaderboard import Entry, Leaderboards
+from server.operator import suspension
 from server.patches import compact_patch
 from server.players import valid_name
 from server.rules import (
@@ -182,12 +183,15 @@ class GameService:
         created_at = await self.store.player_created_at(player_id, now)
         name = await self.players.name(player_id)
         codes = await transfer.pending_codes(self.store.redis, player_id, now)
+        suspended = await suspension.read(self.store.redis, player_id, now)
         return {
             "player_id": player_id,
             "name": name,
             "created_at": created_at,
             "transfer_codes": codes,
             "identity": await binding.linked(self.store.redis, player_id),
+            "suspended": suspended is not None,
+            "suspended_until": None if suspended is None else suspended["until"],
         }
 
     async def rename(self, player_id: str, name: object) -> dict[str, Any]:
@@ -205,6 +209,9 @@ class GameService:
             if stored is None or stored.owner != player_id:
                 gone.append(member)
                 continue
+            void = None
+            if stored.daily:
+                void = (await self.leaderboards.voids(stored.game, stored.daily, [player_id]))[0]
             games.append(
                 {
                     "id": stored.id,
@@ -216,6 +223,8 @@ class GameService:
                     "created_at": stored.created_at,
                     "finished_at": stored.finished_at or None,
                     "assisted": stored.assisted,
+                    # The void's reason code only: the operator's text is theirs.
+                    "void_reason": None if void is None else json.loads(void)["code"],
                 }
             )
         # Expired games leave the history when a page meets them.
@@ -386,6 +395,7 @@ class GameService:
                 return snapshot(stored_game, load_game(stored_game.state), player_id, self.clock())
             # The indexed game is gone (it expired, or an older server lost it): start anew.
         else:
+            await suspension.check_ranked(self.store.redis, player_id, now)
             if self.ranked_requires_identity and not await binding.linked(
                 self.store.redis, player_id
             ):
@@ -434,18 +444,24 @@ class GameService:
         """The top of a day's board; while the day is open only ``viewer``'s own entry
         links to its game."""
         name = check_game_name(name)
-        closed = daily.is_closed(date, self.clock())
+        now = self.clock()
+        closed = daily.is_closed(date, now)
+        pending = await self.leaderboards.review_pending(name, date, daily.closes_ms(date), now)
         return {
             "game": name,
             "date": date,
             "size": await self.leaderboards.size(name, date),
-            "entries": await self.leaderboards.top(name, date, limit, viewer, closed),
+            "entries": await self.leaderboards.top(name, date, limit, viewer, closed, pending),
         }
 
     async def my_rank(self, name: object, date: str, player_id: str, radius: int) -> dict[str, Any]:
         name = check_game_name(name)
-        closed = daily.is_closed(date, self.clock())
-        rank, entries = await self.leaderboards.around(name, date, player_id, radius, closed)
+        now = self.clock()
+        closed = daily.is_closed(date, now)
+        pending = await self.leaderboards.review_pending(name, date, daily.closes_ms(date), now)
+        rank, entries = await self.leaderboards.around(
+            name, date, player_id, radius, closed, pending
+        )
         return {
             "game": name,
             "date": date,

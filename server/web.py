@@ -13,7 +13,7 @@ from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-#: The web client's page and its files (``/`` and ``/static/...``).
+#: The web client's pages and their files (``/``, ``/operator`` and ``/static/...``).
 PAGE_POLICY = "; ".join(
     [
         "default-src 'none'",
@@ -42,7 +42,7 @@ CORS_EXPOSED = ["X-Request-Id", "Retry-After"]
 
 
 def is_page(path: str) -> bool:
-    return path == "/" or path.startswith("/static/")
+    return path in ("/", "/operator") or path.startswith("/static/")
 
 
 class SecurityHeaders:

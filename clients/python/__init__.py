@@ -6,6 +6,7 @@ See ``clients/python/README.md``.
 
 from clients.python.errors import ApiError, ConnectionLost, MoveRejected, OutOfSync
 from clients.python.hashes import genesis, next_link, state_hash
+from clients.python.operator import OperatorClient
 from clients.python.ops import apply_ops, expand_ops, move_text, pile_at, score_of
 from clients.python.rest import Client
 from clients.python.state import GameCopy, Gap
@@ -19,6 +20,7 @@ __all__ = [
     "GameCopy",
     "Gap",
     "MoveRejected",
+    "OperatorClient",
     "OutOfSync",
     "Update",
     "apply_ops",

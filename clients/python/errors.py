@@ -26,6 +26,12 @@ class ApiError(Exception):
         self.status = status
         self.details = dict(details or {})
 
+    @property
+    def until(self) -> int | None:
+        """``account_suspended``: Unix ms the suspension ends (None: until lifted)."""
+        value = self.details.get("until")
+        return value if isinstance(value, int) else None
+
     @classmethod
     def from_body(cls, body: Any, status: int | None = None) -> ApiError:
         """The error of a REST ``{"error": {...}}`` body or a WebSocket ``error`` message."""

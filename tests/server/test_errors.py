@@ -583,6 +583,11 @@ async def test_every_error_code_is_covered() -> None:
         "identity_taken": "tests/server/test_identity.py",
         "identity_required": "tests/server/test_identity.py",
         "identity_unavailable": "tests/server/test_identity.py",
+        "operator_required": "tests/server/test_operator.py",
+        "account_suspended": "tests/server/test_operator.py",
+        "unknown_attempt": "tests/server/test_operator.py",
+        "unknown_player": "tests/server/test_operator.py",
+        "unknown_review": "tests/audit/test_postclose.py",
     }
     covered = set(REST_CASES) | set(WS_CASES) | set(elsewhere)
     assert covered == set(ERROR_CODES)

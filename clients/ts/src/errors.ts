@@ -10,6 +10,8 @@ export interface ErrorDetails {
   reason_code?: string;
   closes?: number;
   eligible_at?: number;
+  /** account_suspended: Unix ms the suspension ends (null: until an operator lifts it). */
+  until?: number | null;
   limit?: string;
   retry_after_ms?: number;
   [key: string]: unknown;
@@ -39,9 +41,9 @@ export class SolitaireError extends Error {
 
 /** The request itself is wrong: malformed, a missing/unknown/invalid field, too large, a bad seed, a retired protocol version. */
 export class RequestError extends SolitaireError {}
-/** No valid token (or a revoked one), not authenticated on the socket, or not allowed (owner only, account too new). */
+/** No valid token (or a revoked one), not authenticated on the socket, or not allowed (owner only, account too new or suspended, an operator route). */
 export class AuthError extends SolitaireError {}
-/** No such game, game name, route, daily challenge, or transfer code. */
+/** No such game, game name, route, daily challenge, transfer code, ranked attempt or player. */
 export class NotFoundError extends SolitaireError {}
 /** A move the server refused: malformed, illegal, stale, game over, move limit, undo in a ranked game. */
 export class MoveError extends SolitaireError {}
@@ -79,9 +81,14 @@ export const ERROR_FAMILIES: Readonly<Record<ErrorCode, ErrorClass>> = Object.fr
   identity_required: AuthError,
   forbidden: AuthError,
   account_too_new: AuthError,
+  account_suspended: AuthError,
+  operator_required: AuthError,
   unknown_game: NotFoundError,
   unknown_game_name: NotFoundError,
   unknown_transfer_code: NotFoundError,
+  unknown_attempt: NotFoundError,
+  unknown_player: NotFoundError,
+  unknown_review: NotFoundError,
   identity_disabled: NotFoundError,
   not_found: NotFoundError,
   not_open: NotFoundError,

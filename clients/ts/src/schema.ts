@@ -7,7 +7,7 @@
 export const API_VERSION = "1";
 
 /** Every error code of protocol/ERRORS.md. */
-export const ERROR_CODES = ["account_too_new", "audit_busy", "daily_closed", "daily_not_ready", "daily_open", "forbidden", "frame_too_large", "game_over", "hints_busy", "hints_ranked", "identity_disabled", "identity_required", "identity_taken", "identity_unavailable", "illegal_move", "internal", "invalid_field", "invalid_id_token", "invalid_seed", "malformed", "malformed_move", "method_not_allowed", "missing_field", "move_limit", "name_taken", "no_daily", "not_acceptable", "not_authenticated", "not_finished", "not_found", "not_open", "not_replicated", "protocol_retired", "rate_limited", "stale", "store_unavailable", "token_revoked", "too_many_connections", "too_many_errors", "unauthorized", "undo_ranked", "unknown_field", "unknown_game", "unknown_game_name", "unknown_transfer_code", "unknown_type", "unsupported_media_type"] as const;
+export const ERROR_CODES = ["account_suspended", "account_too_new", "audit_busy", "daily_closed", "daily_not_ready", "daily_open", "forbidden", "frame_too_large", "game_over", "hints_busy", "hints_ranked", "identity_disabled", "identity_required", "identity_taken", "identity_unavailable", "illegal_move", "internal", "invalid_field", "invalid_id_token", "invalid_seed", "malformed", "malformed_move", "method_not_allowed", "missing_field", "move_limit", "name_taken", "no_daily", "not_acceptable", "not_authenticated", "not_finished", "not_found", "not_open", "not_replicated", "operator_required", "protocol_retired", "rate_limited", "stale", "store_unavailable", "token_revoked", "too_many_connections", "too_many_errors", "unauthorized", "undo_ranked", "unknown_attempt", "unknown_field", "unknown_game", "unknown_game_name", "unknown_player", "unknown_review", "unknown_transfer_code", "unknown_type", "unsupported_media_type"] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export type ErrorBody = {
@@ -23,6 +23,8 @@ export type ErrorBody = {
     closes?: number;
     /** Unix ms from which the account may play ranked (account_too_new) */
     eligible_at?: number;
+    /** Unix ms the suspension ends, null: until lifted (account_suspended) */
+    until?: number | null;
   };
 };
 
@@ -159,6 +161,8 @@ export type LeaderboardEntry = {
   finished_at?: number | null;
   /** path of the game's replay export */
   replay?: string | null;
+  /** the post-close audit (protocol/OPERATOR.md): pending until it reaches the entry, flagged while in the review queue; null otherwise */
+  review?: "pending" | "flagged" | null;
   /** the display name; null: none */
   name?: string | null;
 };
@@ -511,6 +515,10 @@ export type Me = {
     /** Unix ms */
     linked_at: number;
   } | null;
+  /** suspended from ranked play now (protocol/OPERATOR.md) */
+  suspended: boolean;
+  /** Unix ms the suspension ends; null: not suspended, or until lifted */
+  suspended_until: number | null;
 };
 
 export type GameSummary = {
@@ -526,6 +534,8 @@ export type GameSummary = {
   moves: number;
   created_at: number;
   finished_at: number | null;
+  /** a ranked attempt an operator (or the post-close audit) voided: the reason code; null otherwise */
+  void_reason: "integrity" | "fair_play" | "scouting" | "abuse" | "other" | null;
 };
 
 /** over the games that ended, in the order they ended (protocol/REST.md) */
@@ -561,6 +571,77 @@ export type AccountExport = {
   games: Array<GameSummary>;
   /** Unix ms of the latest revocation, null for none */
   tokens_revoked_before: number | null;
+};
+
+/** an entry of the action trail (protocol/OPERATOR.md) */
+export type OperatorAction = {
+  /** the stream entry id */
+  id: string;
+  /** Unix ms */
+  at: number;
+  /** an operator's name, system or cli */
+  operator: string;
+  action: "operator_token_issued" | "operator_token_revoked" | "void" | "reinstate" | "suspend" | "unsuspend" | "reset_name" | "revoke_tokens" | "review_clear" | "review_void";
+  player_id: string | null;
+  game_id: string | null;
+  reason: string;
+  details: Record<string, unknown>;
+};
+
+export type OperatorAttempt = {
+  game_id: string;
+  player_id: string;
+  game: "empress_of_italy" | "colorado" | "gloucestershire" | "matrimony" | "balcony";
+  date: string;
+  /** null: off the ranking */
+  rank: number | null;
+  /** the void (null: none) */
+  voided: {
+    code?: "integrity" | "fair_play" | "scouting" | "abuse" | "other";
+    reason?: string;
+    at?: number;
+    operator?: string;
+  } | null;
+  /** false: it was so already */
+  changed: boolean;
+};
+
+export type OperatorPlayer = {
+  player_id: string;
+  /** the display name; null: none */
+  name: string | null;
+  suspension: {
+    reason?: string;
+    until?: number | null;
+    at?: number;
+    operator?: string;
+  } | null;
+  /** false: it was so already */
+  changed: boolean;
+  /** Unix ms (revoke-tokens) */
+  revoked_before?: number;
+};
+
+/** an attempt as the post-close audit found it (protocol/OPERATOR.md) */
+export type ReviewItem = {
+  /** the attempt's game id */
+  id: string;
+  game_id: string;
+  player_id: string;
+  game: "empress_of_italy" | "colorado" | "gloucestershire" | "matrimony" | "balcony";
+  date: string;
+  state: "flagged" | "cleared" | "voided";
+  integrity?: string;
+  findings?: Array<Record<string, unknown>>;
+  /** each fair-play signal with its evidence */
+  signals: Array<Record<string, unknown>>;
+  /** scouting */
+  links?: Array<Record<string, unknown>>;
+  /** path of the replay export */
+  replay: string;
+  clairvoyance_checked?: boolean;
+  audited_at?: number;
+  decision?: Record<string, unknown> | null;
 };
 
 /** Every REST operation: its parameters, body, answer and authentication. */
@@ -880,5 +961,142 @@ export interface Operations {
     };
     response: Verdict;
     auth: "optional";
+  };
+  /** The action trail, newest first (operators only) */
+  "GET /v1/operator/actions": {
+    query: {
+      /** the previous page's next cursor */
+      before?: string;
+      limit?: number;
+    };
+    response: {
+      actions: Array<OperatorAction>;
+      next: string | null;
+    };
+    auth: "required";
+  };
+  /** A day's ranked attempts with their game ids, ranked ones first in board order (operators only) */
+  "GET /v1/operator/attempts": {
+    query: {
+      game: "empress_of_italy" | "colorado" | "gloucestershire" | "matrimony" | "balcony";
+      date: string;
+      offset?: number;
+      limit?: number;
+    };
+    response: {
+      game: string;
+      date: string;
+      total: number;
+      attempts: Array<Record<string, unknown>>;
+    };
+    auth: "required";
+  };
+  /** Void a ranked attempt: off its board at once, kept, its player told the reason code */
+  "POST /v1/operator/attempts/{game_id}/void": {
+    path: {
+      game_id: string;
+    };
+    body: {
+      /** why, for the trail (operators read it; the player does not) */
+      reason: string;
+      /** the reason code its player sees */
+      code?: "integrity" | "fair_play" | "scouting" | "abuse" | "other";
+    };
+    response: OperatorAttempt;
+    auth: "required";
+  };
+  /** Undo a void */
+  "POST /v1/operator/attempts/{game_id}/reinstate": {
+    path: {
+      game_id: string;
+    };
+    body: {
+      /** why, for the trail (operators read it; the player does not) */
+      reason: string;
+    };
+    response: OperatorAttempt;
+    auth: "required";
+  };
+  /** Suspend a player from ranked play (until a time, or until lifted); their entries leave every board meanwhile */
+  "POST /v1/operator/players/{player_id}/suspend": {
+    path: {
+      player_id: string;
+    };
+    body: {
+      /** why, for the trail (operators read it; the player does not) */
+      reason: string;
+      /** Unix ms the suspension ends; absent or null: until lifted */
+      until?: number | null;
+    };
+    response: OperatorPlayer;
+    auth: "required";
+  };
+  /** Lift a suspension */
+  "POST /v1/operator/players/{player_id}/unsuspend": {
+    path: {
+      player_id: string;
+    };
+    body: {
+      /** why, for the trail (operators read it; the player does not) */
+      reason: string;
+    };
+    response: OperatorPlayer;
+    auth: "required";
+  };
+  /** Give the player a neutral display name; the old one is never taken again */
+  "POST /v1/operator/players/{player_id}/reset-name": {
+    path: {
+      player_id: string;
+    };
+    body: {
+      /** why, for the trail (operators read it; the player does not) */
+      reason: string;
+    };
+    response: OperatorPlayer;
+    auth: "required";
+  };
+  /** Revoke every token of the player (refused everywhere within 2 s) */
+  "POST /v1/operator/players/{player_id}/revoke-tokens": {
+    path: {
+      player_id: string;
+    };
+    body: {
+      /** why, for the trail (operators read it; the player does not) */
+      reason: string;
+    };
+    response: OperatorPlayer;
+    auth: "required";
+  };
+  /** The review queue of a day: each item with its signals, evidence, scouting links and replay (operators only) */
+  "GET /v1/operator/reviews": {
+    query: {
+      game: "empress_of_italy" | "colorado" | "gloucestershire" | "matrimony" | "balcony";
+      date: string;
+      state?: "flagged" | "cleared" | "voided";
+      offset?: number;
+      limit?: number;
+    };
+    response: {
+      game: string;
+      date: string;
+      total: number;
+      items: Array<ReviewItem>;
+    };
+    auth: "required";
+  };
+  /** Clear (reinstating an automatic void) or void a reviewed attempt */
+  "POST /v1/operator/reviews/{id}": {
+    path: {
+      id: string;
+    };
+    body: {
+      decision: "clear" | "void";
+      /** why, for the trail (operators read it; the player does not) */
+      reason: string;
+      /** the reason code its player sees */
+      code?: "integrity" | "fair_play" | "scouting" | "abuse" | "other";
+    };
+    response: ReviewItem;
+    auth: "required";
   };
 }
