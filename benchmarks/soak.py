@@ -57,7 +57,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -94,7 +94,7 @@ RETRY_CODES = {"store_unavailable", "internal", "rate_limited"}
 #: The daily selection of the soak's servers: a second or so of CPU per game and day.
 SOAK_DAILY = DailySelection(candidate_nodes=300, candidates=1, seconds=1.0)
 #: Timed first subscribes per server and probe.
-PROBES = 5
+PROBES = 8
 #: Bound on one player's call or move, seconds.
 CALL_TIMEOUT = 15.0
 #: Latency after idle may be this many times the fresh servers'.
@@ -142,6 +142,8 @@ class Backend:
     simulated: set[str] = field(default_factory=set)
     acks: list[Ack] = field(default_factory=list)
     games: set[str] = field(default_factory=set)
+    #: Casual games among them: the ones others may watch (a ranked one only once closed).
+    casual: set[str] = field(default_factory=set)
     players: set[str] = field(default_factory=set)
     #: Spectated games -> the spectators' copies.
     watched: dict[str, list[Any]] = field(default_factory=dict)
@@ -198,6 +200,11 @@ class Gate:
     def __init__(self) -> None:
         self.open = asyncio.Event()
         self.stop = False
+        #: Set once every player has stopped (the spectators then check their copies).
+        self.players_done = asyncio.Event()
+
+    def playing(self) -> bool:
+        return self.open.is_set() and not self.stop
 
 
 # -- players -----------------------------------------------------------------------------
@@ -223,11 +230,13 @@ async def play_game(
     game_id = snapshot["id"]
     ranked = bool(snapshot.get("daily"))
     backend.games.add(game_id)
+    if not ranked:
+        backend.casual.add(game_id)
     copy = await bounded(connection.subscribe(game_id))
     budget = rng.randrange(6, 60)
-    while copy.status == "playing" and gate.open.is_set():
+    while copy.status == "playing" and gate.playing():
         await asyncio.sleep(rng.uniform(*think))
-        if not gate.open.is_set() or copy.status != "playing":
+        if not gate.playing() or copy.status != "playing":
             return
         moves = [m for m in (copy.legal_moves or []) if m != "resign"]
         if copy.legal_moves is None:  # a patch nobody sent legal moves for: resync
@@ -297,7 +306,7 @@ async def player(
                     backend.players.add(client.player_id)
                 async with client.connection() as connection:
                     for _ in range(rng.randrange(1, 4)):
-                        if not gate.open.is_set():
+                        if not gate.playing():
                             break
                         game = rng.choice(GAME_NAMES)
                         today = calendar.today()
@@ -324,9 +333,7 @@ async def player(
         await client.aclose()
 
 
-async def spectator(
-    index: int, backend: Backend, base: str, gate: Gate, counts: Counts
-) -> None:
+async def spectator(index: int, backend: Backend, base: str, gate: Gate, counts: Counts) -> None:
     """Watches games of others on one socket kept open through idle gaps, subscribing
     now and then to a game it has not seen, and cutting its socket (the SDK reconnects
     and fills the gap)."""
@@ -336,19 +343,29 @@ async def spectator(
         async with client.connection() as connection:
             while not gate.stop:
                 await asyncio.sleep(rng.uniform(1.0, 3.0))
-                candidates = sorted(backend.games - set(connection.copies))
+                candidates = sorted(backend.casual - set(connection.copies))
                 try:
                     if candidates and len(connection.copies) < 20:
                         game_id = rng.choice(candidates)
-                        copy = await bounded(connection.subscribe(game_id))
-                        backend.watched.setdefault(game_id, []).append(copy)
+                        await bounded(connection.subscribe(game_id))
                     if rng.random() < 0.15 and connection.websocket is not None:
                         connection.websocket.transport.abort()  # a dropped network
                 except (ApiError, ConnectionLost, TimeoutError) as error:
                     counts.error(f"spectator:{getattr(error, 'code', type(error).__name__)}")
-            with contextlib.suppress(TimeoutError):
-                # Caught up with every game watched, before the copies are compared.
-                await connection.wait_for(lambda: True)
+            async with asyncio.timeout(CALL_TIMEOUT * 3):
+                await gate.players_done.wait()
+            # Once play has stopped, each copy catches up with its stored game, or is wrong.
+            store = backend.service.store
+            for game_id, copy in list(connection.copies.items()):
+                stored = await store.load(game_id)
+                if stored is None:
+                    continue
+                with contextlib.suppress(TimeoutError):
+                    await connection.wait_for(
+                        lambda copy=copy, stored=stored: (copy.version or 0) >= stored.version,
+                        timeout=5,
+                    )
+                backend.watched.setdefault(game_id, []).append(copy)
             counts.reconnects += connection.reconnects
 
 
@@ -387,7 +404,11 @@ class ChildServer:
         args += ["--log-level", "warning", *QUIET_DAILIES]
         with self.log_path.open("ab") as output:
             self.process = subprocess.Popen(
-                args, env=env, stdin=subprocess.DEVNULL, stdout=output, stderr=output,
+                args,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=output,
                 start_new_session=True,
             )
         deadline = time.monotonic() + START_TIMEOUT * 3
@@ -517,7 +538,9 @@ async def verify(backend: Backend) -> dict[str, Any]:
             continue
         stored[game_id] = game
         logs[game_id] = {entry["version"]: entry["move"] for entry in await store.log(game_id)}
-        if game.status != "playing" or (game.daily and daily.is_closed(game.daily, service.clock())):
+        if game.status != "playing" or (
+            game.daily and daily.is_closed(game.daily, service.clock())
+        ):
             verdict = await audit_stored(service, game_id)
             audited += 1
             if integrity_failed(verdict):
@@ -542,7 +565,9 @@ async def verify(backend: Backend) -> dict[str, Any]:
         want = expected.get(player_id, {})
         for key in set(want) | {k for k in counted if k.endswith((":played", ":won"))}:
             if counted.get(key, 0) != want.get(key, 0):
-                stats_wrong.append(f"{player_id} {key}: {counted.get(key, 0)} != {want.get(key, 0)}")
+                stats_wrong.append(
+                    f"{player_id} {key}: {counted.get(key, 0)} != {want.get(key, 0)}"
+                )
     # Boards: one entry per ranked attempt, its game's, with the game's score and status.
     boards_wrong = []
     attempts: dict[tuple[str, str], dict[str, Any]] = {}
@@ -633,16 +658,25 @@ async def dailies_of(backends: list[Backend], date: str) -> None:
                     await asyncio.sleep(0.05)
 
 
-@contextlib.contextmanager
-def stores(cluster: bool, data: Path) -> Iterator[tuple[RedisProcess, RedisClusterProcesses | None]]:
+@contextlib.asynccontextmanager
+async def stores(
+    cluster: bool, data: Path, children: list[ChildServer]
+) -> AsyncIterator[tuple[RedisProcess, RedisClusterProcesses | None]]:
+    """The standalone Redis, then the cluster and the child servers side by side."""
     standalone = RedisProcess(data_dir=data)
     standalone.start()
     nodes = RedisClusterProcesses() if cluster else None
     try:
+        for child in children:
+            child.redis_url = standalone.url
+        starts = [asyncio.to_thread(child.start) for child in children]
         if nodes is not None:
-            nodes.start()
+            starts.append(asyncio.to_thread(nodes.start))
+        await asyncio.gather(*starts)
         yield standalone, nodes
     finally:
+        for child in children:
+            child.stop()
         if nodes is not None:
             nodes.stop()
         standalone.stop()
@@ -657,21 +691,24 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
     think = (0.2, 2.0)
     started = time.monotonic()
     trend: dict[str, list[tuple[float, float]]] = {}
-    with tempfile.TemporaryDirectory(prefix="soak-") as data, stores(
-        not args.no_cluster, Path(data)
-    ) as (standalone, cluster):
-        backends = [Backend("standalone", standalone.url, cluster=False)]
-        if cluster is not None:
-            backends.append(Backend("cluster", cluster.url, cluster=True))
-        children = [ChildServer(standalone.url, Path(data) / f"child-{i}.log") for i in range(args.children)]
-        async with contextlib.AsyncExitStack() as stack:
+    with tempfile.TemporaryDirectory(prefix="soak-") as data:
+        children = [ChildServer("", Path(data) / f"child-{i}.log") for i in range(args.children)]
+        async with (
+            stores(not args.no_cluster, Path(data), children) as (
+                standalone,
+                cluster,
+            ),
+            contextlib.AsyncExitStack() as stack,
+        ):
+            backends = [Backend("standalone", standalone.url, cluster=False)]
+            if cluster is not None:
+                backends.append(Backend("cluster", cluster.url, cluster=True))
             for backend in backends:
                 await stack.enter_async_context(in_process(backend, calendar))
-            for child in children:
-                await asyncio.to_thread(child.start)
-                stack.callback(child.stop)
-                backends[0].bases.append(child.base)
+            backends[0].bases += [child.base for child in children]
+            print(f"servers up: {time.monotonic() - started:.1f} s", file=sys.stderr)
             await dailies_of(backends, calendar.today())
+            print(f"dailies chosen: {time.monotonic() - started:.1f} s", file=sys.stderr)
             for backend in backends:
                 await first_subscribes(backend.bases[0], backend.fresh_ms)
             redis_ports = [standalone.port] + [n.port for n in (cluster.nodes if cluster else [])]
@@ -680,11 +717,12 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                 elapsed = time.monotonic() - started
                 pids = [os.getpid()] + [pid for c in children for pid in c.workers()]
                 rss, fds = process_figures(pids)
-                for name, value in zip(
-                    ("rss_mib", "open_fds"), (rss, fds), strict=True
-                ):
+                for name, value in zip(("rss_mib", "open_fds"), (rss, fds), strict=True):
                     trend.setdefault(name, []).append((elapsed, value))
-                for backend_ports, label in (([standalone.port], "standalone"), (redis_ports[1:], "cluster")):
+                for backend_ports, label in (
+                    ([standalone.port], "standalone"),
+                    (redis_ports[1:], "cluster"),
+                ):
                     if not backend_ports:
                         continue
                     memory, keys = redis_figures(backend_ports)
@@ -692,7 +730,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                     trend.setdefault(f"redis_{label}_keys", []).append((elapsed, keys))
 
             gate = Gate()
-            tasks = []
+            tasks, watchers = [], []
             for backend in backends:
                 for base in backend.bases:
                     for i in range(args.players):
@@ -702,20 +740,26 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                             )
                         )
                 for i in range(args.spectators):
-                    tasks.append(
+                    watchers.append(
                         asyncio.create_task(spectator(i, backend, backend.bases[0], gate, counts))
                     )
             rounds = max(2, int(args.duration // (args.play + args.idle)))
             step = max(1, round(args.weeks * 7 / rounds))
             days = 0
             for number in range(rounds):
-                print(f"round {number + 1}/{rounds}: {calendar.today()}", file=sys.stderr)
+                print(
+                    f"round {number + 1}/{rounds}: {calendar.today()}"
+                    f" at {time.monotonic() - started:.1f} s",
+                    file=sys.stderr,
+                )
                 gate.open.set()
                 faults: list[tuple[float, str]] = []
-                if number > 0:
+                if number > 0 or args.short:
                     kinds = ["restart-redis"] + (["kill-worker"] if children else [])
                     kinds += ["promote-replica"] if cluster else []
-                    chosen = kinds if args.short else rng.sample(kinds, rng.randrange(1, len(kinds) + 1))
+                    chosen = (
+                        kinds if args.short else rng.sample(kinds, rng.randrange(1, len(kinds) + 1))
+                    )
                     faults = sorted((rng.uniform(0.2, 0.8) * args.play, kind) for kind in chosen)
                 round_start = time.monotonic()
                 for at, kind in faults:
@@ -731,23 +775,34 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                         await asyncio.to_thread(promote_replica, cluster, rng)
                 while time.monotonic() < round_start + args.play:
                     await asyncio.to_thread(sample)
-                    await asyncio.sleep(min(args.sample, max(0.0, round_start + args.play - time.monotonic())))
+                    await asyncio.sleep(
+                        min(args.sample, max(0.0, round_start + args.play - time.monotonic()))
+                    )
                 # Idle: every player's socket closed; spectators stay.
                 gate.open.clear()
-                await asyncio.sleep(args.idle)
+                last = number == rounds - 1
+                if not last:
+                    await asyncio.sleep(args.idle)
                 days += step
                 calendar.jump_days(step, rng)
-                await dailies_of(backends, calendar.today())
-                for backend in backends:
+                mark = time.monotonic()
+                for backend in [] if last else backends:
                     await first_subscribes(backend.bases[0], backend.idle_ms)
+                await dailies_of([] if last else backends, calendar.today())
+                print(f"  dailies chosen in {time.monotonic() - mark:.1f} s", file=sys.stderr)
             gate.stop = True
             gate.open.set()
             done, pending = await asyncio.wait(tasks, timeout=CALL_TIMEOUT * 3)
-            for task in pending:
+            gate.players_done.set()
+            more, pending_watchers = await asyncio.wait(watchers, timeout=CALL_TIMEOUT * 4)
+            done |= more
+            for task in pending | pending_watchers:
                 task.cancel()
+            print(f"players stopped at {time.monotonic() - started:.1f} s", file=sys.stderr)
             harness_errors = [repr(t.exception()) for t in done if t.exception() is not None]
             await asyncio.to_thread(sample)
             checked = {backend.name: await verify(backend) for backend in backends}
+            print(f"checked at {time.monotonic() - started:.1f} s", file=sys.stderr)
             unhandled = unhandled_in_process()
             child_unhandled = sum([await asyncio.to_thread(c.unhandled) for c in children])
         child_tracebacks = sum(c.tracebacks() for c in children)
@@ -774,6 +829,13 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         "tracebacks_logged": len(errors.tracebacks) + child_tracebacks,
         "error_lines_logged": sorted({r.getMessage()[:120] for r in errors.records})[:10],
         "harness_errors": harness_errors,
+        "first_subscribe_ms": {
+            b.name: {
+                "fresh": [round(ms, 1) for ms in b.fresh_ms],
+                "idle": [round(ms, 1) for ms in b.idle_ms],
+            }
+            for b in backends
+        },
         "first_subscribe_fresh_p99_ms": round(p99(fresh), 1),
         "first_subscribe_idle_p99_ms": round(p99(idle), 1),
         "checks": checked,
@@ -796,7 +858,10 @@ def failures(result: dict[str, Any]) -> list[str]:
         found.append("500 answers")
     if result["harness_errors"]:
         found.append("harness tasks failed")
-    if not result["first_subscribe_idle_p99_ms"] <= LATENCY_RATIO * result["first_subscribe_fresh_p99_ms"]:
+    if (
+        not result["first_subscribe_idle_p99_ms"]
+        <= LATENCY_RATIO * result["first_subscribe_fresh_p99_ms"]
+    ):
         found.append("first subscribe after idle")
     for name, checked in result["checks"].items():
         for key in ("acked_moves_lost", "audits_failing"):
