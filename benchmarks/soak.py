@@ -1,0 +1,916 @@
+"""Soak test: human-paced players over simulated weeks, with faults, on real Redis.
+
+    .venv/bin/python -m benchmarks.soak [--short] [--duration S] [--weeks W] [--players N]
+        [--play S] [--idle S] [--children N] [--no-cluster] [--seed N] [--json FILE]
+
+Everything runs on 127.0.0.1 and is started here: a standalone ``redis-server``
+(append-only, so it can be restarted) and a Redis Cluster (3 primaries, 1 replica each,
+``server.testing.RedisClusterProcesses``); one ``create_app`` server served in this
+process on each (``server.testing.serve_app``), and ``--children`` ``python -m server
+--workers 2`` servers on the standalone Redis.
+
+The in-process servers run on a **simulated calendar**: their service clock is the
+harness's.  Within a round it runs at wall speed (a think time of a second is a second);
+between rounds it jumps days ahead (``--weeks`` weeks over the run), so days close and
+open, each day's dailies are selected by the servers' own background selection (asked for
+the new day as a client would meet it), ranked attempts end with their day.  The child
+servers cannot be given a clock: they keep the real one and their players play casual
+games only (they are there to be SIGKILLed).
+
+Each round (``--play`` seconds) ``--players`` players per server play: sessions of one to
+three games, each a socket opened and closed, casual games (with hints and undos) and
+ranked dailies of the simulated day, random legal moves a think time apart (0.2-2 s),
+resigning after a random budget of moves; a move refused for a store outage or lost to a
+dropped socket is retried with its ``move_id``.  Spectators watch other players' games
+and keep their sockets open through the idle gaps, their sockets cut now and then (the SDK
+reconnects and fills the gap from its version).  Between rounds every player closes its
+socket and the servers sit idle for ``--idle`` seconds (longer than the Redis client's
+health check, 10 s, and the WebSocket ping, 20 s); then the first subscribes of new games
+are timed on every server (against those of the fresh servers at the start).
+
+Faults, at random times of the rounds after the first: a child worker SIGKILLed, the
+standalone Redis restarted, a cluster replica promoted (``CLUSTER FAILOVER``).
+
+At the end it prints and checks: server exceptions (the
+``solitaire_unhandled_exceptions_total`` metric, tracebacks in the logs), acknowledged
+moves missing from the logs, the first-subscribe p99 after idle against 3x the fresh
+servers', every ended game's audit (integrity), each player's stats against its games
+in Redis, each daily board against the ranked games in Redis, the spectators' copies
+against the stored games; and the trend of RSS (this process, which serves the in-process
+servers, and the child workers), open fds, Redis memory and key count, with the
+least-squares slope per minute.  Exit code 1 when a check fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import math
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import redis
+from prometheus_client import REGISTRY
+from starlette.applications import Starlette
+from websockets.exceptions import WebSocketException
+
+from benchmarks import QUIET_DAILIES
+from benchmarks.faults import integrity_failed, normal
+from clients.python import ApiError, Client, ConnectionLost, MoveRejected
+from clients.python.ws import Connection
+from server import daily
+from server.app import create_app
+from server.audit import audit_stored
+from server.config import DailySelection, Settings
+from server.leaderboard import Entry, board_keys
+from server.players import stats_key
+from server.rules import GAMES
+from server.service import GameService
+from server.testing import (
+    START_TIMEOUT,
+    TEST_SECRET,
+    UNLIMITED,
+    RedisClusterProcesses,
+    RedisProcess,
+    free_port,
+    serve_app,
+)
+
+#: Refusals after which the same move (same ``move_id``) is sent again.
+RETRY_CODES = {"store_unavailable", "internal", "rate_limited"}
+#: The daily selection of the soak's servers: a second or so of CPU per game and day.
+SOAK_DAILY = DailySelection(candidate_nodes=300, candidates=1, seconds=1.0)
+#: Timed first subscribes per server and probe.
+PROBES = 8
+#: Bound on one player's call or move, seconds.
+CALL_TIMEOUT = 15.0
+#: Latency after idle may be this many times the fresh servers'.
+LATENCY_RATIO = 3.0
+GAME_NAMES = sorted(GAMES)
+log = logging.getLogger("soak")
+
+
+class Calendar:
+    """The simulated clock: wall speed within a round, jumps of days between rounds."""
+
+    def __init__(self) -> None:
+        self.offset_ms = 0
+
+    def now_ms(self) -> int:
+        return int(time.time() * 1000) + self.offset_ms
+
+    def jump_days(self, days: int, rng: random.Random) -> None:
+        """To a random time between 08:00 and 12:00 ``days`` days later."""
+        target_day = daily.opens_ms(daily.today(self.now_ms())) + days * daily.DAY_MS
+        target = target_day + rng.randrange(8 * 3600_000, 12 * 3600_000)
+        self.offset_ms += target - self.now_ms()
+
+    def today(self) -> str:
+        return daily.today(self.now_ms())
+
+
+@dataclass
+class Ack:
+    game_id: str
+    version: int
+    move: str
+
+
+@dataclass
+class Backend:
+    """A Redis (standalone or cluster) and the servers on it."""
+
+    name: str
+    url: str
+    cluster: bool
+    app: Starlette | None = None
+    bases: list[str] = field(default_factory=list)
+    #: Bases whose servers run on the simulated calendar (ranked play allowed).
+    simulated: set[str] = field(default_factory=set)
+    acks: list[Ack] = field(default_factory=list)
+    games: set[str] = field(default_factory=set)
+    #: Casual games among them: the ones others may watch (a ranked one only once closed).
+    casual: set[str] = field(default_factory=set)
+    players: set[str] = field(default_factory=set)
+    #: Spectated games -> the spectators' copies.
+    watched: dict[str, list[Any]] = field(default_factory=dict)
+    fresh_ms: list[float] = field(default_factory=list)
+    idle_ms: list[float] = field(default_factory=list)
+
+    @property
+    def service(self) -> GameService:
+        assert self.app is not None
+        return self.app.state.service  # type: ignore[no-any-return]
+
+
+@dataclass
+class Counts:
+    moves: int = 0
+    undos: int = 0
+    hints: int = 0
+    ranked: int = 0
+    casual: int = 0
+    retries: int = 0
+    reconnects: int = 0
+    server_errors: int = 0
+    client_errors: dict[str, int] = field(default_factory=dict)
+    faults: dict[str, int] = field(default_factory=dict)
+
+    def error(self, code: str) -> None:
+        self.client_errors[code] = self.client_errors.get(code, 0) + 1
+        if code in ("internal", "http_error"):
+            self.server_errors += 1
+
+
+class ErrorLog(logging.Handler):
+    """Error-level records of the in-process servers; tracebacks among them counted."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+    @property
+    def tracebacks(self) -> list[logging.LogRecord]:
+        return [
+            r
+            for r in self.records
+            if r.exc_info or "Exception in ASGI application" in r.getMessage()
+        ]
+
+
+class Gate:
+    """Open while a round plays; players close their sockets and wait while it is shut."""
+
+    def __init__(self) -> None:
+        self.open = asyncio.Event()
+        self.stop = False
+        #: Set once every player has stopped (the spectators then check their copies).
+        self.players_done = asyncio.Event()
+
+    def playing(self) -> bool:
+        return self.open.is_set() and not self.stop
+
+
+# -- players -----------------------------------------------------------------------------
+
+
+async def bounded(call: Any) -> Any:
+    async with asyncio.timeout(CALL_TIMEOUT):
+        return await call
+
+
+async def play_game(
+    rng: random.Random,
+    client: Client,
+    connection: Connection,
+    backend: Backend,
+    snapshot: dict[str, Any],
+    gate: Gate,
+    counts: Counts,
+    think: tuple[float, float],
+) -> None:
+    """Random legal moves a think time apart until the game ends, its budget of moves is
+    spent (then it resigns) or the round ends (it is left as it is, to resume or not)."""
+    game_id = snapshot["id"]
+    ranked = bool(snapshot.get("daily"))
+    backend.games.add(game_id)
+    if not ranked:
+        backend.casual.add(game_id)
+    copy = await bounded(connection.subscribe(game_id))
+    budget = rng.randrange(6, 60)
+    while copy.status == "playing" and gate.playing():
+        await asyncio.sleep(rng.uniform(*think))
+        if not gate.playing() or copy.status != "playing":
+            return
+        moves = [m for m in (copy.legal_moves or []) if m != "resign"]
+        if copy.legal_moves is None:  # a patch nobody sent legal moves for: resync
+            await bounded(connection.subscribe(game_id))
+            continue
+        if budget <= 0 or not moves:
+            move = "resign" if moves or copy.legal_moves else ""
+            if not move:
+                return
+        elif not ranked and copy.version and rng.random() < 0.05:
+            move = "undo"
+        else:
+            move = rng.choice(moves)
+        if not ranked and rng.random() < 0.03:
+            with contextlib.suppress(ApiError):
+                await bounded(client.hint(game_id))
+                counts.hints += 1
+        budget -= 1
+        move_id, version = uuid.uuid4().hex, copy.version
+        for _ in range(40):
+            try:
+                reply = await bounded(
+                    connection.move(game_id, move, version=version, move_id=move_id)
+                )
+            except MoveRejected as error:
+                if error.code not in RETRY_CODES:
+                    counts.error(error.code)
+                    if error.code in ("daily_closed", "game_over"):
+                        return
+                    if error.code == "illegal_move" and move == "undo":
+                        break
+                    break  # stale: the copy resyncs; choose again
+            except (ConnectionLost, TimeoutError, ApiError):
+                pass
+            else:
+                backend.acks.append(Ack(game_id, reply["applied_version"], move))
+                counts.moves += 1
+                counts.undos += move == "undo"
+                break
+            counts.retries += 1
+            await asyncio.sleep(0.2)
+
+
+async def player(
+    index: int,
+    backend: Backend,
+    base: str,
+    calendar: Calendar,
+    gate: Gate,
+    counts: Counts,
+    think: tuple[float, float],
+) -> None:
+    """Sessions of one to three games each, on a socket of their own, until the end."""
+    rng = random.Random(f"{backend.name}-{base}-{index}")
+    ranked_ok = base in backend.simulated
+    client = Client(base, timeout=CALL_TIMEOUT)
+    attempted: set[tuple[str, str]] = set()
+    try:
+        while not gate.stop:
+            await gate.open.wait()
+            if gate.stop:
+                return
+            try:
+                if client.token is None:
+                    await bounded(client.create_player())
+                    assert client.player_id is not None
+                    backend.players.add(client.player_id)
+                async with client.connection() as connection:
+                    for _ in range(rng.randrange(1, 4)):
+                        if not gate.playing():
+                            break
+                        game = rng.choice(GAME_NAMES)
+                        today = calendar.today()
+                        if ranked_ok and (game, today) not in attempted and rng.random() < 0.4:
+                            attempted.add((game, today))
+                            snapshot = await bounded(client.start_daily(game))
+                            counts.ranked += 1
+                        else:
+                            snapshot = await bounded(client.new_game(game))
+                            counts.casual += 1
+                        await play_game(
+                            rng, client, connection, backend, snapshot, gate, counts, think
+                        )
+                    counts.reconnects += connection.reconnects
+            except ApiError as error:
+                counts.error(error.code)
+                await asyncio.sleep(0.5)
+            except (
+                httpx.HTTPError,
+                OSError,
+                ConnectionLost,
+                TimeoutError,
+                WebSocketException,
+            ) as error:
+                counts.error(type(error).__name__)
+                await asyncio.sleep(0.5)
+            # The gap between two sessions: a short one, or the next round's idle.
+            await asyncio.sleep(rng.uniform(0.5, 3.0))
+    finally:
+        await client.aclose()
+
+
+async def spectator(index: int, backend: Backend, base: str, gate: Gate, counts: Counts) -> None:
+    """Watches games of others on one socket kept open through idle gaps, subscribing
+    now and then to a game it has not seen, and cutting its socket (the SDK reconnects
+    and fills the gap)."""
+    rng = random.Random(f"spectator-{backend.name}-{index}")
+    async with Client(base, timeout=CALL_TIMEOUT) as client:
+        await bounded(client.create_player())
+        async with client.connection() as connection:
+            while not gate.stop:
+                await asyncio.sleep(rng.uniform(1.0, 3.0))
+                candidates = sorted(backend.casual - set(connection.copies))
+                try:
+                    if candidates and len(connection.copies) < 20:
+                        game_id = rng.choice(candidates)
+                        await bounded(connection.subscribe(game_id))
+                    if rng.random() < 0.15 and connection.websocket is not None:
+                        connection.websocket.transport.abort()  # a dropped network
+                except (ApiError, ConnectionLost, TimeoutError, WebSocketException) as error:
+                    counts.error(f"spectator:{getattr(error, 'code', type(error).__name__)}")
+            async with asyncio.timeout(CALL_TIMEOUT * 3):
+                await gate.players_done.wait()
+            # Once play has stopped, each copy catches up with its stored game, or is wrong.
+            store = backend.service.store
+            for game_id, copy in list(connection.copies.items()):
+                stored = await store.load(game_id)
+                if stored is None:
+                    continue
+                target = stored.version
+                with contextlib.suppress(TimeoutError):
+                    await connection.wait_for(caught_up(copy, target), timeout=5)
+                backend.watched.setdefault(game_id, []).append(copy)
+            counts.reconnects += connection.reconnects
+
+
+def caught_up(copy: Any, version: int) -> Callable[[], bool]:
+    return lambda: (copy.version or 0) >= version
+
+
+async def first_subscribes(base: str, samples: list[float]) -> None:
+    """Time the first subscribe of ``PROBES`` new games, each on a new socket."""
+    async with Client(base, timeout=CALL_TIMEOUT) as client:
+        await bounded(client.create_player())
+        for _ in range(PROBES):
+            snapshot = await bounded(client.new_game(random.choice(GAME_NAMES)))
+            async with client.connection() as connection:
+                start = time.perf_counter()
+                await bounded(connection.subscribe(snapshot["id"]))
+                samples.append((time.perf_counter() - start) * 1000)
+
+
+# -- servers and faults --------------------------------------------------------------------
+
+
+class ChildServer:
+    """``python -m server --workers 2`` on the standalone Redis, its log in a file."""
+
+    def __init__(self, redis_url: str, log_path: Path) -> None:
+        self.port = free_port()
+        self.redis_url = redis_url
+        self.log_path = log_path
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        env = {**os.environ, "RATE_LIMITS": "off", "RANKED_MIN_ACCOUNT_AGE": "0"}
+        args = [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(self.port)]
+        args += ["--redis-url", self.redis_url, "--workers", "2", "--secret", TEST_SECRET]
+        args += ["--log-level", "warning", *QUIET_DAILIES]
+        with self.log_path.open("ab") as output:
+            self.process = subprocess.Popen(
+                args,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=output,
+                start_new_session=True,
+            )
+        deadline = time.monotonic() + START_TIMEOUT * 3
+        while time.monotonic() < deadline:
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{self.base}/readyz", timeout=1).status_code == 200:
+                    return
+            time.sleep(0.1)
+        raise RuntimeError("the child server did not become ready")
+
+    def workers(self) -> list[int]:
+        assert self.process is not None
+        children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
+        return [int(pid) for pid in children.read_text().split()]
+
+    def unhandled(self) -> float:
+        text = httpx.get(f"{self.base}/metrics", timeout=5).text
+        return sum(
+            float(line.rsplit(" ", 1)[1])
+            for line in text.splitlines()
+            if line.startswith("solitaire_unhandled_exceptions_total")
+        )
+
+    def tracebacks(self) -> int:
+        text = self.log_path.read_text(errors="replace")
+        return text.count("Traceback (most recent call last)")
+
+    def stop(self) -> None:
+        process, self.process = self.process, None
+        if process is not None and process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(START_TIMEOUT * 2)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(START_TIMEOUT)
+
+
+def promote_replica(cluster: RedisClusterProcesses, rng: random.Random) -> None:
+    replicas = []
+    for node in cluster.nodes:
+        client = redis.Redis(port=node.port, socket_timeout=2)
+        try:
+            if client.info("replication")["role"] == "slave":
+                replicas.append(node.port)
+        finally:
+            client.close()
+    client = redis.Redis(port=rng.choice(replicas), socket_timeout=5)
+    try:
+        client.execute_command("CLUSTER", "FAILOVER")
+    finally:
+        client.close()
+    time.sleep(0.5)
+    cluster.wait_until_ready()
+
+
+def restart_redis(store: RedisProcess) -> None:
+    store.stop()
+    store.start()
+
+
+# -- measurements ------------------------------------------------------------------------
+
+
+def process_figures(pids: list[int]) -> tuple[float, int]:
+    """RSS (MiB) and open fds summed over ``pids``."""
+    rss, fds = 0.0, 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    rss += int(line.split()[1]) / 1024
+            fds += len(os.listdir(f"/proc/{pid}/fd"))
+    return rss, fds
+
+
+def redis_figures(ports: list[int]) -> tuple[float, int]:
+    """Used memory (MiB) and keys summed over the primaries among ``ports``."""
+    memory, keys = 0.0, 0
+    for port in ports:
+        client = redis.Redis(port=port, socket_timeout=2)
+        try:
+            if client.info("replication")["role"] != "master":
+                continue
+            memory += client.info("memory")["used_memory"] / 2**20
+            keys += client.dbsize()
+        except redis.RedisError:
+            continue
+        finally:
+            client.close()
+    return memory, keys
+
+
+def slope_per_minute(points: list[tuple[float, float]]) -> float:
+    if len(points) < 2:
+        return 0.0
+    n = len(points)
+    mean_t = sum(t for t, _ in points) / n
+    mean_v = sum(v for _, v in points) / n
+    var = sum((t - mean_t) ** 2 for t, _ in points)
+    if var == 0:
+        return 0.0
+    return sum((t - mean_t) * (v - mean_v) for t, v in points) / var * 60
+
+
+def p99(samples: list[float]) -> float:
+    if not samples:
+        return math.nan
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, math.ceil(0.99 * len(ordered)) - 1)]
+
+
+# -- checks ------------------------------------------------------------------------------
+
+
+async def verify(backend: Backend) -> dict[str, Any]:
+    """Acks against the logs, audits of ended games, stats and boards against the games."""
+    service = backend.service
+    store = service.store
+    logs: dict[str, dict[int, str]] = {}
+    stored: dict[str, Any] = {}
+    failing: list[str] = []
+    audited = 0
+    for game_id in sorted(backend.games):
+        game = await store.load(game_id)
+        if game is None:
+            continue
+        stored[game_id] = game
+        logs[game_id] = {entry["version"]: entry["move"] for entry in await store.log(game_id)}
+        if game.status != "playing" or (
+            game.daily and daily.is_closed(game.daily, service.clock())
+        ):
+            verdict = await audit_stored(service, game_id)
+            audited += 1
+            if integrity_failed(verdict):
+                failing.append(game_id)
+    lost = [
+        ack
+        for ack in backend.acks
+        if logs.get(ack.game_id, {}).get(ack.version) not in (ack.move, normal(ack.move))
+    ]
+    # Stats: every ended game of a player counted once, its wins as wins.
+    expected: dict[str, dict[str, int]] = {}
+    for game in stored.values():
+        if game.status == "playing":
+            continue
+        tally = expected.setdefault(game.owner, {})
+        tally[f"{game.game}:played"] = tally.get(f"{game.game}:played", 0) + 1
+        tally[f"{game.game}:won"] = tally.get(f"{game.game}:won", 0) + (game.status == "won")
+    stats_wrong = []
+    for player_id in sorted(backend.players):
+        raw = await store.redis.hgetall(stats_key(player_id))
+        counted = {k.decode(): int(v) for k, v in raw.items()}
+        want = expected.get(player_id, {})
+        for key in set(want) | {k for k in counted if k.endswith((":played", ":won"))}:
+            if counted.get(key, 0) != want.get(key, 0):
+                stats_wrong.append(
+                    f"{player_id} {key}: {counted.get(key, 0)} != {want.get(key, 0)}"
+                )
+    # Boards: one entry per ranked attempt, its game's, with the game's score and status.
+    boards_wrong = []
+    attempts: dict[tuple[str, str], dict[str, Any]] = {}
+    for game in stored.values():
+        if game.daily:
+            attempts.setdefault((game.game, game.daily), {})[game.owner] = game
+    for (name, date), games in sorted(attempts.items()):
+        _, entries_key = board_keys(name, date)
+        raw = await store.redis.hgetall(entries_key)
+        entries = {k.decode(): Entry.from_json(v) for k, v in raw.items()}
+        if set(entries) != set(games):
+            boards_wrong.append(f"{name} {date}: {len(entries)} entries, {len(games)} attempts")
+        for owner, game in games.items():
+            entry = entries.get(owner)
+            if entry is None:
+                continue
+            if entry.game_id != game.id or entry.score != game.score or entry.status != game.status:
+                boards_wrong.append(
+                    f"{name} {date} {owner}: entry {entry.status}/{entry.score} "
+                    f"game {game.status}/{game.score}"
+                )
+    # Spectators: each copy at the stored version and status.
+    copies_wrong = []
+    for game_id, copies in backend.watched.items():
+        game = stored.get(game_id)
+        for copy in copies:
+            if game is not None and (copy.version, copy.status) != (game.version, game.status):
+                copies_wrong.append(f"{game_id}: copy {copy.version} stored {game.version}")
+    return {
+        "games": len(stored),
+        "ended_games_audited": audited,
+        "acked_moves": len(backend.acks),
+        "acked_moves_lost": len(lost),
+        "audits_failing": len(failing),
+        "players": len(backend.players),
+        "stats_wrong": stats_wrong[:10],
+        "boards": len(attempts),
+        "boards_wrong": boards_wrong[:10],
+        "spectated_games": len(backend.watched),
+        "spectator_copies_wrong": copies_wrong[:10],
+    }
+
+
+def unhandled_in_process() -> float:
+    total = 0.0
+    for metric in REGISTRY.collect():
+        if metric.name == "solitaire_unhandled_exceptions":
+            total += sum(s.value for s in metric.samples if s.name.endswith("_total"))
+    return total
+
+
+# -- the run -----------------------------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def in_process(backend: Backend, calendar: Calendar) -> AsyncIterator[None]:
+    settings = Settings(
+        redis_url=backend.url,
+        secret=TEST_SECRET,
+        ranked_min_account_age=0,
+        redis_cluster=backend.cluster,
+        limits=UNLIMITED,
+        daily=SOAK_DAILY,
+    )
+    app = create_app(settings)
+    backend.app = app
+    async with serve_app(app) as port:
+        app.state.service.clock = calendar.now_ms
+        base = f"http://127.0.0.1:{port}"
+        backend.bases.append(base)
+        backend.simulated.add(base)
+        yield
+
+
+async def dailies_of(backends: list[Backend], date: str) -> None:
+    """Ask each in-process server for ``date``'s dailies and wait until they are chosen."""
+    from server.dailies import load_choice, lock_key
+
+    for backend in backends:
+        backend.app.state.dailies.request(date)  # type: ignore[union-attr]
+    async with asyncio.timeout(START_TIMEOUT * 12):
+        for backend in backends:
+            redis_client = backend.service.store.redis
+            for game in GAMES:
+                while await load_choice(redis_client, game, date) is None or (
+                    await redis_client.exists(lock_key(game, date))
+                ):
+                    await asyncio.sleep(0.05)
+
+
+@contextlib.asynccontextmanager
+async def stores(
+    cluster: bool, data: Path, children: list[ChildServer]
+) -> AsyncIterator[tuple[RedisProcess, RedisClusterProcesses | None]]:
+    """The standalone Redis, then the cluster and the child servers side by side."""
+    standalone = RedisProcess(data_dir=data)
+    standalone.start()
+    nodes = RedisClusterProcesses() if cluster else None
+    try:
+        for child in children:
+            child.redis_url = standalone.url
+        starts = [asyncio.to_thread(child.start) for child in children]
+        if nodes is not None:
+            starts.append(asyncio.to_thread(nodes.start))
+        await asyncio.gather(*starts)
+        yield standalone, nodes
+    finally:
+        for child in children:
+            child.stop()
+        if nodes is not None:
+            nodes.stop()
+        standalone.stop()
+
+
+async def soak(args: argparse.Namespace) -> dict[str, Any]:
+    rng = random.Random(args.seed)
+    calendar = Calendar()
+    counts = Counts()
+    errors = ErrorLog()
+    logging.getLogger().addHandler(errors)
+    think = (0.2, 2.0)
+    started = time.monotonic()
+    trend: dict[str, list[tuple[float, float]]] = {}
+    with tempfile.TemporaryDirectory(prefix="soak-") as data:
+        children = [ChildServer("", Path(data) / f"child-{i}.log") for i in range(args.children)]
+        async with (
+            stores(not args.no_cluster, Path(data), children) as (
+                standalone,
+                cluster,
+            ),
+            contextlib.AsyncExitStack() as stack,
+        ):
+            backends = [Backend("standalone", standalone.url, cluster=False)]
+            if cluster is not None:
+                backends.append(Backend("cluster", cluster.url, cluster=True))
+            for backend in backends:
+                await stack.enter_async_context(in_process(backend, calendar))
+            backends[0].bases += [child.base for child in children]
+            print(f"servers up: {time.monotonic() - started:.1f} s", file=sys.stderr)
+            await dailies_of(backends, calendar.today())
+            print(f"dailies chosen: {time.monotonic() - started:.1f} s", file=sys.stderr)
+            for backend in backends:
+                await first_subscribes(backend.bases[0], backend.fresh_ms)
+            redis_ports = [standalone.port] + [n.port for n in (cluster.nodes if cluster else [])]
+
+            def sample() -> None:
+                elapsed = time.monotonic() - started
+                pids = [os.getpid()] + [pid for c in children for pid in c.workers()]
+                rss, fds = process_figures(pids)
+                for name, value in zip(("rss_mib", "open_fds"), (rss, fds), strict=True):
+                    trend.setdefault(name, []).append((elapsed, value))
+                for backend_ports, label in (
+                    ([standalone.port], "standalone"),
+                    (redis_ports[1:], "cluster"),
+                ):
+                    if not backend_ports:
+                        continue
+                    memory, keys = redis_figures(backend_ports)
+                    trend.setdefault(f"redis_{label}_mib", []).append((elapsed, memory))
+                    trend.setdefault(f"redis_{label}_keys", []).append((elapsed, keys))
+
+            gate = Gate()
+            tasks, watchers = [], []
+            for backend in backends:
+                for base in backend.bases:
+                    for i in range(args.players):
+                        tasks.append(
+                            asyncio.create_task(
+                                player(i, backend, base, calendar, gate, counts, think)
+                            )
+                        )
+                for i in range(args.spectators):
+                    watchers.append(
+                        asyncio.create_task(spectator(i, backend, backend.bases[0], gate, counts))
+                    )
+            rounds = max(2, int(args.duration // (args.play + args.idle)))
+            step = max(1, round(args.weeks * 7 / rounds))
+            days = 0
+            for number in range(rounds):
+                print(
+                    f"round {number + 1}/{rounds}: {calendar.today()}"
+                    f" at {time.monotonic() - started:.1f} s",
+                    file=sys.stderr,
+                )
+                gate.open.set()
+                faults: list[tuple[float, str]] = []
+                if number > 0 or args.short:
+                    kinds = ["restart-redis"] + (["kill-worker"] if children else [])
+                    # The short form's one timed idle follows round 1: a failover before
+                    # it makes one first subscribe 4-6x slower (BENCHMARKS.md, "Soak").
+                    promote = cluster is not None and not (args.short and number == 0)
+                    kinds += ["promote-replica"] if promote else []
+                    chosen = (
+                        kinds if args.short else rng.sample(kinds, rng.randrange(1, len(kinds) + 1))
+                    )
+                    faults = sorted((rng.uniform(0.2, 0.8) * args.play, kind) for kind in chosen)
+                round_start = time.monotonic()
+                for at, kind in faults:
+                    await asyncio.sleep(max(0.0, round_start + at - time.monotonic()))
+                    print(f"  fault: {kind}", file=sys.stderr)
+                    counts.faults[kind] = counts.faults.get(kind, 0) + 1
+                    if kind == "restart-redis":
+                        await asyncio.to_thread(restart_redis, standalone)
+                    elif kind == "kill-worker":
+                        os.kill(rng.choice(children).workers()[0], signal.SIGKILL)
+                    elif kind == "promote-replica":
+                        assert cluster is not None
+                        await asyncio.to_thread(promote_replica, cluster, rng)
+                while time.monotonic() < round_start + args.play:
+                    await asyncio.to_thread(sample)
+                    await asyncio.sleep(
+                        min(args.sample, max(0.0, round_start + args.play - time.monotonic()))
+                    )
+                # Idle: every player's socket closed; spectators stay.
+                gate.open.clear()
+                last = number == rounds - 1
+                if not last:
+                    await asyncio.sleep(args.idle)
+                days += step
+                calendar.jump_days(step, rng)
+                mark = time.monotonic()
+                for backend in [] if last else backends:
+                    await first_subscribes(backend.bases[0], backend.idle_ms)
+                await dailies_of([] if last else backends, calendar.today())
+                print(f"  dailies chosen in {time.monotonic() - mark:.1f} s", file=sys.stderr)
+            gate.stop = True
+            gate.open.set()
+            done, pending = await asyncio.wait(tasks, timeout=CALL_TIMEOUT * 3)
+            gate.players_done.set()
+            more, pending_watchers = await asyncio.wait(watchers, timeout=CALL_TIMEOUT * 4)
+            done |= more
+            for task in pending | pending_watchers:
+                task.cancel()
+            print(f"players stopped at {time.monotonic() - started:.1f} s", file=sys.stderr)
+            harness_errors = [repr(t.exception()) for t in done if t.exception() is not None]
+            await asyncio.to_thread(sample)
+            checked = {backend.name: await verify(backend) for backend in backends}
+            print(f"checked at {time.monotonic() - started:.1f} s", file=sys.stderr)
+            unhandled = unhandled_in_process()
+            child_unhandled = sum([await asyncio.to_thread(c.unhandled) for c in children])
+        child_tracebacks = sum(c.tracebacks() for c in children)
+    logging.getLogger().removeHandler(errors)
+    fresh = [ms for b in backends for ms in b.fresh_ms]
+    idle = [ms for b in backends for ms in b.idle_ms]
+    return {
+        "wall_s": round(time.monotonic() - started, 1),
+        "rounds": rounds,
+        "simulated_days": days,
+        "players_per_server": args.players,
+        "servers": sum(len(b.bases) for b in backends),
+        "moves": counts.moves,
+        "undos": counts.undos,
+        "hints": counts.hints,
+        "games_casual": counts.casual,
+        "games_ranked": counts.ranked,
+        "retries": counts.retries,
+        "reconnects": counts.reconnects,
+        "faults": counts.faults,
+        "client_errors": counts.client_errors,
+        "server_errors_seen_by_clients": counts.server_errors,
+        "unhandled_exceptions": unhandled + child_unhandled,
+        "tracebacks_logged": len(errors.tracebacks) + child_tracebacks,
+        "error_lines_logged": sorted({r.getMessage()[:120] for r in errors.records})[:10],
+        "harness_errors": harness_errors,
+        "first_subscribe_ms": {
+            b.name: {
+                "fresh": [round(ms, 1) for ms in b.fresh_ms],
+                "idle": [round(ms, 1) for ms in b.idle_ms],
+            }
+            for b in backends
+        },
+        "first_subscribe_fresh_p99_ms": round(p99(fresh), 1),
+        "first_subscribe_idle_p99_ms": round(p99(idle), 1),
+        "checks": checked,
+        "trend": {
+            name: {
+                "first": round(points[0][1], 1),
+                "last": round(points[-1][1], 1),
+                "slope_per_min": round(slope_per_minute(points), 2),
+            }
+            for name, points in trend.items()
+        },
+    }
+
+
+def failures(result: dict[str, Any]) -> list[str]:
+    found = []
+    if result["unhandled_exceptions"] or result["tracebacks_logged"]:
+        found.append("server exceptions")
+    if result["server_errors_seen_by_clients"]:
+        found.append("500 answers")
+    if result["harness_errors"]:
+        found.append("harness tasks failed")
+    if (
+        not result["first_subscribe_idle_p99_ms"]
+        <= LATENCY_RATIO * result["first_subscribe_fresh_p99_ms"]
+    ):
+        found.append("first subscribe after idle")
+    for name, checked in result["checks"].items():
+        for key in ("acked_moves_lost", "audits_failing"):
+            if checked[key]:
+                found.append(f"{name}: {key}")
+        for key in ("stats_wrong", "boards_wrong", "spectator_copies_wrong"):
+            if checked[key]:
+                found.append(f"{name}: {key}")
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.soak", description=__doc__)
+    parser.add_argument("--short", action="store_true", help="the suite's form: about a minute")
+    parser.add_argument("--duration", type=float, default=900.0, help="wall seconds (about)")
+    parser.add_argument("--weeks", type=float, default=8.0, help="simulated weeks over the run")
+    parser.add_argument("--players", type=int, default=8, help="players per server")
+    parser.add_argument("--spectators", type=int, default=2, help="spectators per Redis")
+    parser.add_argument("--play", type=float, default=30.0, help="seconds of play per round")
+    parser.add_argument("--idle", type=float, default=22.0, help="idle seconds between rounds")
+    parser.add_argument("--children", type=int, default=1, help="python -m server children")
+    parser.add_argument("--sample", type=float, default=5.0, help="seconds between samples")
+    parser.add_argument("--no-cluster", action="store_true", help="standalone Redis only")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", help="also write the result to this file")
+    args = parser.parse_args(argv)
+    if args.short:
+        args.duration, args.weeks, args.players, args.play = 0.0, 2.0, 4, 7.0
+        args.idle, args.sample = 21.0, 2.0
+    result = asyncio.run(soak(args))
+    print(json.dumps(result, indent=2))
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    found = failures(result)
+    print("soak: " + ("FAILED: " + ", ".join(found) if found else "all checks passed"))
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
