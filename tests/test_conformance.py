@@ -46,6 +46,12 @@ REST_ONLY = {
     "identity_disabled",
     "identity_taken",
     "identity_unavailable",
+    # Operators (OPERATOR.md) and a suspended player's ranked start: REST routes only.
+    "account_suspended",
+    "operator_required",
+    "unknown_attempt",
+    "unknown_player",
+    "unknown_review",
 }
 #: WebSocket codes the kit has no case for yet (said in the kit's README).
 NOT_YET_COVERED = {
