@@ -107,6 +107,8 @@ async def test_a_slowloris_client_is_cut_after_the_header_timeout(server) -> Non
     sender = asyncio.create_task(trickle())
     try:
         answer = await read_all(reader, HEADER_TIMEOUT + 3)
+    except ConnectionResetError:  # closed with the trickle's latest bytes unread: a reset
+        answer = b""
     finally:
         sender.cancel()
         writer.close()

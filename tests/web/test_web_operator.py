@@ -27,7 +27,9 @@ from server.store import Store
 from server.testing import choose_dailies
 
 #: No face-down stock: the audit needs no clairvoyance.
-GAME = "gloucestershire"
+#: On its deal of the day (under the web tests' secret) the scripted attempt plays its 60
+#: moves at machine speed (Gloucestershire's was stuck too soon to be flagged).
+GAME = "balcony"
 
 
 class Clock:
