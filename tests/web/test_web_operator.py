@@ -26,7 +26,6 @@ from server.service import GameService, now_ms
 from server.store import Store
 from server.testing import choose_dailies
 
-#: No face-down stock: the audit needs no clairvoyance.
 #: On its deal of the day (under the web tests' secret) the scripted attempt plays its 60
 #: moves at machine speed (Gloucestershire's was stuck too soon to be flagged).
 GAME = "balcony"
