@@ -40,6 +40,7 @@ from redis.exceptions import RedisError
 from server import daily
 from server.config import DailySelection
 from server.limits import audit_process_setup
+from server.redisconn import end_task
 from server.rules import GAMES, new_game
 from server.solver import WON, Budget, Result, solve
 
@@ -258,13 +259,7 @@ class DailySelector:
         cancelled in the middle of a Redis command."""
         self._stop_flag.value = 1
         self._wake.set()
-        if self._task is not None:
-            try:
-                await asyncio.wait_for(asyncio.shield(self._task), STOP_SECONDS)
-            except TimeoutError:
-                self._task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await self._task
+        await end_task(self._task, STOP_SECONDS)
         if self._processes is not None:
             self._processes.shutdown(wait=True, cancel_futures=True)
             self._processes = None

@@ -46,6 +46,7 @@ from server.limits import audit_process_setup
 from server.operator import review
 from server.operator.actions import Operations
 from server.operator.credentials import SYSTEM
+from server.redisconn import end_task
 from server.rules import GAMES
 from server.store import attempts_key
 
@@ -104,13 +105,7 @@ class PostCloseAuditor:
     async def stop(self) -> None:
         self._stopping = True
         self._wake.set()
-        if self._task is not None:
-            try:
-                await asyncio.wait_for(asyncio.shield(self._task), STOP_SECONDS)
-            except TimeoutError:
-                self._task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await self._task
+        await end_task(self._task, STOP_SECONDS)
         if self._processes is not None:
             self._processes.shutdown(wait=True, cancel_futures=True)
             self._processes = None

@@ -12,6 +12,7 @@ standalone server that is the one client itself.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -147,6 +148,19 @@ class RedisNodes:
         self._clients, self._subscribers = {}, {}
         for client in clients:
             await client.aclose()
+
+
+async def end_task(task: asyncio.Task[Any] | None, seconds: float) -> None:
+    """Wait up to ``seconds`` for ``task``, told to stop, to end by itself (not cancelled in
+    the middle of a Redis command), then cancel it."""
+    if task is None:
+        return
+    try:
+        await asyncio.wait_for(asyncio.shield(task), seconds)
+    except TimeoutError:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 async def stop_task(task: asyncio.Task[Any]) -> None:
