@@ -1,4 +1,4 @@
-"""The CPU cost of the post-close audit (``server.postclose``), per game.
+"""The CPU cost of the post-close audit (``server.operator.postclose``), per game.
 
 Run from the repository root::
 

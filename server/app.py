@@ -40,8 +40,8 @@ from server.logs import RequestIds
 from server.openapi import openapi_document
 from server.operator import routes as operator
 from server.operator.actions import Operations
+from server.operator.postclose import PostCloseAuditor
 from server.operator.suspension import SWEEP_SECONDS
-from server.postclose import PostCloseAuditor
 from server.redisconn import connect, stop_task
 from server.service import GameService
 from server.store import Store

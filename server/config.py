@@ -386,7 +386,7 @@ class Settings:
     #: Days the operators' action trail keeps an entry (``server.operator.trail``).
     operator_trail_days: int = 400
     #: CPU seconds the post-close audit spends per game and day before it stops running the costly
-    #: clairvoyance check (``server.postclose``; BENCHMARKS.md, "Post-close audit").
+    #: clairvoyance check (``server.operator.postclose``; BENCHMARKS.md, "Post-close audit").
     review_budget_seconds: float = 3600.0
 
     def __post_init__(self) -> None:

@@ -31,7 +31,7 @@ from server.players import Players
 STATUSES = ("playing", "won", "stuck", "resigned")
 #: The finish time that sorts after every real one (an attempt that has not finished).
 NOT_FINISHED = 10**13 - 1
-#: Closed days the post-close audit (``server.postclose``) takes: a closed board within
+#: Closed days the post-close audit (``server.operator.postclose``) takes: a closed board within
 #: them shows the entries it has not reached as ``review: "pending"``.
 REVIEW_WINDOW_DAYS = 7
 #: Seconds a board's marks (voids, hidden entries) live when the board has no lifetime

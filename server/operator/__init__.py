@@ -7,7 +7,7 @@
   reset a name, revoke a player's tokens;
 * :mod:`server.operator.suspension`: suspensions from ranked play;
 * :mod:`server.operator.review`: the review queue the post-close audit fills
-  (:mod:`server.postclose`);
+  (:mod:`server.operator.postclose`);
 * :mod:`server.operator.routes`: ``/v1/operator/...``;
 * ``python -m server.operator``: issue and revoke tokens, export the trail
   (:mod:`server.operator.cli`).

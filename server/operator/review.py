@@ -1,4 +1,4 @@
-"""The review queue: what the post-close audit (:mod:`server.postclose`) found in each
+"""The review queue: what the post-close audit (:mod:`server.operator.postclose`) found in each
 ranked attempt, and the operators' decisions on it (``protocol/OPERATOR.md``).
 
 Per board, in the board's own slot (``server.leaderboard.review_keys``):

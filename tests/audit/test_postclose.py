@@ -28,7 +28,7 @@ from server.config import Settings
 from server.leaderboard import review_keys
 from server.operator import credentials, review
 from server.operator.actions import Operations
-from server.postclose import PostCloseAuditor
+from server.operator.postclose import PostCloseAuditor
 from server.store import game_key
 from server.testing import TEST_DAILY, UNLIMITED, dailies_chosen
 

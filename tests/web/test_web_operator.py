@@ -20,7 +20,7 @@ from web_helpers import Web
 from server import daily
 from server.operator import credentials
 from server.operator.actions import Operations
-from server.postclose import PostCloseAuditor
+from server.operator.postclose import PostCloseAuditor
 from server.redisconn import connect
 from server.service import GameService, now_ms
 from server.store import Store

@@ -50,7 +50,7 @@ from server.redisconn import end_task
 from server.rules import GAMES
 from server.store import attempts_key
 
-log = logging.getLogger("server.postclose")
+log = logging.getLogger("server.operator.postclose")
 
 #: The task looks again this often (seconds); a day is taken within this of its close.
 REFRESH_SECONDS = 60.0
