@@ -279,7 +279,12 @@ class Hub:
         the shard's task.  It neither reads nor reconnects (the shard's task does both)."""
         connection = shard.pubsub.connection if shard.pubsub is not None else None
         if connection is not None and connection.is_connected:
-            await connection.send_command(*command, check_health=False)
+            try:
+                await connection.send_command(*command, check_health=False)
+            except AttributeError as error:
+                # redis-py writes in a task of its own (wait_for): a failed read on the
+                # shard's task may drop the connection in between, leaving no writer.
+                raise RedisConnectionError(f"pub/sub connection to {shard.name} dropped") from error
 
     async def _listen(self, shard: Shard) -> None:
         pinged = False
