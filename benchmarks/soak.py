@@ -17,6 +17,15 @@ the new day as a client would meet it), ranked attempts end with their day.  The
 servers cannot be given a clock: they keep the real one and their players play casual
 games only (they are there to be SIGKILLed).
 
+Redis follows the calendar too: at each jump every key with a TTL of days (games,
+players, stats, boards; not the seconds-long locks and watcher entries) has its TTL
+shortened by the jump (``age_redis``), so finished games expire after 7 simulated days,
+idle players after 30 and ranked games after 91, and the key count levels off once the
+run is longer than that.  Players behave like apps left installed: the SDK's clock is the
+calendar, so it renews a token once 15 simulated days of its 30 have passed; now and then
+a player stays away for 2 to 45 days, and one back after its token expired starts over as
+a new player (an anonymous player has no other credential; the server has forgotten it).
+
 Each round (``--play`` seconds) ``--players`` players per server play: sessions of one to
 three games, each a socket opened and closed, casual games (with hints and undos) and
 ranked dailies of the simulated day, random legal moves a think time apart (0.2-2 s),
@@ -71,13 +80,14 @@ from websockets.exceptions import WebSocketException
 from benchmarks import QUIET_DAILIES
 from benchmarks.faults import integrity_failed, normal
 from clients.python import ApiError, Client, ConnectionLost, MoveRejected
+from clients.python.rest import token_expires
 from clients.python.ws import Connection
 from server import daily
 from server.app import create_app
 from server.audit import audit_stored
 from server.config import DailySelection, Settings
 from server.leaderboard import Entry, board_keys
-from server.players import stats_key
+from server.players import player_key, stats_key
 from server.rules import GAMES
 from server.service import GameService
 from server.testing import (
@@ -98,9 +108,14 @@ SOAK_DAILY = DailySelection(candidate_nodes=300, candidates=1, seconds=1.0)
 PROBES = 8
 #: Bound on one player's call or move, seconds.
 CALL_TIMEOUT = 15.0
+#: Keys living longer than this (ms) age with the calendar (``age_redis``).
+CALENDAR_TTL_MS = 2 * 3600_000
 #: Latency after idle may be this many times the fresh servers'.
 LATENCY_RATIO = 3.0
 GAME_NAMES = sorted(GAMES)
+#: A player's chance, each round, to stay away for a number of days in ``AWAY_DAYS``.
+AWAY_CHANCE = 0.08
+AWAY_DAYS = (2, 45)
 log = logging.getLogger("soak")
 
 
@@ -113,14 +128,23 @@ class Calendar:
     def now_ms(self) -> int:
         return int(time.time() * 1000) + self.offset_ms
 
-    def jump_days(self, days: int, rng: random.Random) -> None:
-        """To a random time between 08:00 and 12:00 ``days`` days later."""
+    def jump_days(self, days: int, rng: random.Random) -> int:
+        """To a random time between 08:00 and 12:00 ``days`` days later; the jump (ms)."""
         target_day = daily.opens_ms(daily.today(self.now_ms())) + days * daily.DAY_MS
         target = target_day + rng.randrange(8 * 3600_000, 12 * 3600_000)
-        self.offset_ms += target - self.now_ms()
+        jump = target - self.now_ms()
+        self.offset_ms += jump
+        return jump
+
+    def now_s(self) -> float:
+        """The calendar in Unix seconds: the players' SDK clock (token renewal)."""
+        return self.now_ms() / 1000
 
     def today(self) -> str:
         return daily.today(self.now_ms())
+
+    def day_after(self, days: int) -> str:
+        return daily.today(self.now_ms() + days * daily.DAY_MS)
 
 
 @dataclass
@@ -128,6 +152,15 @@ class Ack:
     game_id: str
     version: int
     move: str
+
+
+@dataclass
+class Seen:
+    """What the harness last saw of a game in Redis (it may expire later, on the calendar)."""
+
+    owner: str
+    game: str
+    status: str
 
 
 @dataclass
@@ -150,6 +183,12 @@ class Backend:
     watched: dict[str, list[Any]] = field(default_factory=dict)
     fresh_ms: list[float] = field(default_factory=list)
     idle_ms: list[float] = field(default_factory=list)
+    #: What ``checkpoint`` saw and found.
+    ledger: dict[str, Seen] = field(default_factory=dict)
+    audited: set[str] = field(default_factory=set)
+    audits_failing: list[str] = field(default_factory=list)
+    acks_checked: int = 0
+    lost: list[Ack] = field(default_factory=list)
 
     @property
     def service(self) -> GameService:
@@ -167,6 +206,14 @@ class Counts:
     retries: int = 0
     reconnects: int = 0
     server_errors: int = 0
+    #: Tokens renewed by the SDK (half their lifetime gone on the calendar).
+    renewals: int = 0
+    #: Absences of players (rounds sat out, some longer than a token's lifetime).
+    absences: int = 0
+    #: Players back after their token expired, who started over as a new player.
+    expired_players: int = 0
+    #: Keys that expired as Redis aged with the calendar.
+    keys_expired: int = 0
     client_errors: dict[str, int] = field(default_factory=dict)
     faults: dict[str, int] = field(default_factory=dict)
 
@@ -201,6 +248,8 @@ class Gate:
     def __init__(self) -> None:
         self.open = asyncio.Event()
         self.stop = False
+        #: The round playing (or the last one played).
+        self.round = 0
         #: Set once every player has stopped (the spectators then check their copies).
         self.players_done = asyncio.Event()
 
@@ -209,6 +258,31 @@ class Gate:
 
 
 # -- players -----------------------------------------------------------------------------
+
+
+class SoakClient(Client):
+    """The SDK's client on the simulated calendar (it renews its token after 15 simulated
+    days, as an app left installed would), its renewals counted."""
+
+    def __init__(self, base: str, calendar: Calendar, counts: Counts) -> None:
+        super().__init__(base, timeout=CALL_TIMEOUT, clock=calendar.now_s)
+        self.counts = counts
+
+    async def renew_token(self) -> dict[str, Any]:
+        answer = await super().renew_token()
+        self.counts.renewals += 1
+        return answer
+
+    def expired(self) -> bool:
+        expires = token_expires(self.token)
+        return expires is not None and expires <= self.clock()
+
+
+async def next_round(gate: Gate) -> None:
+    """Wait for the round after the one playing (or the end)."""
+    current = gate.round
+    while gate.round == current and not gate.stop:
+        await asyncio.sleep(0.5)
 
 
 async def bounded(call: Any) -> Any:
@@ -290,17 +364,34 @@ async def player(
     counts: Counts,
     think: tuple[float, float],
 ) -> None:
-    """Sessions of one to three games each, on a socket of their own, until the end."""
+    """Sessions of one to three games each, on a socket of their own, until the end.
+
+    Now and then a player stays away for days (``AWAY_DAYS``), up to longer than its token
+    lives (30 days): back with an expired token, it starts over as a new player, as an
+    anonymous app must (the server forgets a player idle that long)."""
     rng = random.Random(f"{backend.name}-{base}-{index}")
     ranked_ok = base in backend.simulated
-    client = Client(base, timeout=CALL_TIMEOUT)
+    # The child servers keep the real clock: so do their players' tokens.
+    client = SoakClient(base, calendar, counts) if ranked_ok else Client(base)
     attempted: set[tuple[str, str]] = set()
+    seen_round, back_on = -1, ""
     try:
         while not gate.stop:
             await gate.open.wait()
             if gate.stop:
                 return
+            if gate.round != seen_round:
+                seen_round = gate.round
+                if ranked_ok and rng.random() < AWAY_CHANCE:
+                    back_on = calendar.day_after(rng.randint(*AWAY_DAYS))
+                    counts.absences += 1
+            if back_on and calendar.today() < back_on:
+                await next_round(gate)
+                continue
             try:
+                if isinstance(client, SoakClient) and client.expired():
+                    counts.expired_players += 1
+                    client.token = None
                 if client.token is None:
                     await bounded(client.create_player())
                     assert client.player_id is not None
@@ -340,24 +431,35 @@ async def player(
         await client.aclose()
 
 
-async def spectator(index: int, backend: Backend, base: str, gate: Gate, counts: Counts) -> None:
+async def spectator(
+    index: int, backend: Backend, base: str, calendar: Calendar, gate: Gate, counts: Counts
+) -> None:
     """Watches games of others on one socket kept open through idle gaps, subscribing
     now and then to a game it has not seen, and cutting its socket (the SDK reconnects
     and fills the gap)."""
     rng = random.Random(f"spectator-{backend.name}-{index}")
-    async with Client(base, timeout=CALL_TIMEOUT) as client:
+    async with SoakClient(base, calendar, counts) as client:
         await bounded(client.create_player())
         async with client.connection() as connection:
+            # The socket reconnects with the renewed token (an app's ``on_token``).
+            client.on_token = lambda token: setattr(connection, "token", token)
             while not gate.stop:
                 await asyncio.sleep(rng.uniform(1.0, 3.0))
                 candidates = sorted(backend.casual - set(connection.copies))
                 try:
+                    await bounded(client.me())  # a REST call now and then: renews when due
                     if candidates and len(connection.copies) < 20:
                         game_id = rng.choice(candidates)
                         await bounded(connection.subscribe(game_id))
                     if rng.random() < 0.15 and connection.websocket is not None:
                         connection.websocket.transport.abort()  # a dropped network
-                except (ApiError, ConnectionLost, TimeoutError, WebSocketException) as error:
+                except (
+                    ApiError,
+                    ConnectionLost,
+                    TimeoutError,
+                    WebSocketException,
+                    httpx.HTTPError,
+                ) as error:
                     counts.error(f"spectator:{getattr(error, 'code', type(error).__name__)}")
             async with asyncio.timeout(CALL_TIMEOUT * 3):
                 await gate.players_done.wait()
@@ -474,6 +576,35 @@ def promote_replica(cluster: RedisClusterProcesses, rng: random.Random) -> None:
     cluster.wait_until_ready()
 
 
+def age_redis(ports: list[int], ms: int) -> int:
+    """Let ``ms`` of the calendar pass in Redis too: every key that lives longer than
+    ``CALENDAR_TTL_MS`` (a game, a player, a board: TTLs of days) has its TTL shortened by
+    ``ms``, so retention is reached as it would be in that many days; the short TTLs of
+    locks, leases and watcher entries keep the wall clock.  Returns the keys that expired."""
+    expired = 0
+    for port in ports:
+        client = redis.Redis(port=port, socket_timeout=10)
+        try:
+            if client.info("replication")["role"] != "master":
+                continue
+            keys = list(client.scan_iter(count=1000))
+            pipe = client.pipeline(transaction=False)
+            for key in keys:
+                pipe.pttl(key)
+            ttls = pipe.execute(raise_on_error=False)
+            pipe = client.pipeline(transaction=False)
+            for key, ttl in zip(keys, ttls, strict=True):
+                if isinstance(ttl, int) and ttl > CALENDAR_TTL_MS:
+                    expired += ttl <= ms
+                    pipe.pexpire(key, max(1, ttl - ms))
+            pipe.execute(raise_on_error=False)
+        except redis.RedisError:
+            continue  # a node failing over: its keys age at the next jump
+        finally:
+            client.close()
+    return expired
+
+
 def restart_redis(store: RedisProcess) -> None:
     store.stop()
     store.start()
@@ -533,43 +664,62 @@ def p99(samples: list[float]) -> float:
 # -- checks ------------------------------------------------------------------------------
 
 
-async def verify(backend: Backend) -> dict[str, Any]:
-    """Acks against the logs, audits of ended games, stats and boards against the games."""
+async def checkpoint(backend: Backend) -> None:
+    """Before Redis ages (``age_redis``): the acks since the last checkpoint against their
+    games' logs, every game's latest status (the ledger the stats are checked against once
+    some games expired), and an audit of each game that ended since."""
     service = backend.service
     store = service.store
-    logs: dict[str, dict[int, str]] = {}
-    stored: dict[str, Any] = {}
-    failing: list[str] = []
-    audited = 0
-    for game_id in sorted(backend.games):
-        game = await store.load(game_id)
+    open_ids = sorted(g for g in backend.games if g not in backend.audited)
+    for game_id, game in zip(open_ids, await store.load_many(open_ids), strict=True):
         if game is None:
             continue
-        stored[game_id] = game
-        logs[game_id] = {entry["version"]: entry["move"] for entry in await store.log(game_id)}
+        backend.ledger[game_id] = Seen(game.owner, game.game, game.status)
         if game.status != "playing" or (
             game.daily and daily.is_closed(game.daily, service.clock())
         ):
-            verdict = await audit_stored(service, game_id)
-            audited += 1
-            if integrity_failed(verdict):
-                failing.append(game_id)
-    lost = [
+            backend.audited.add(game_id)
+            if integrity_failed(await audit_stored(service, game_id)):
+                backend.audits_failing.append(game_id)
+    pending, backend.acks = backend.acks, []
+    logs: dict[str, dict[int, str]] = {}
+    for game_id in sorted({ack.game_id for ack in pending}):
+        logs[game_id] = {entry["version"]: entry["move"] for entry in await store.log(game_id)}
+    backend.acks_checked += len(pending)
+    backend.lost += [
         ack
-        for ack in backend.acks
+        for ack in pending
         if logs.get(ack.game_id, {}).get(ack.version) not in (ack.move, normal(ack.move))
     ]
-    # Stats: every ended game of a player counted once, its wins as wins.
+
+
+async def verify(backend: Backend) -> dict[str, Any]:
+    """Acks against the logs, audits of ended games, stats and boards against the games."""
+    await checkpoint(backend)
+    service = backend.service
+    store = service.store
+    stored: dict[str, Any] = {}
+    for game_id, game in zip(
+        sorted(backend.games), await store.load_many(sorted(backend.games)), strict=True
+    ):
+        if game is not None:
+            stored[game_id] = game
+    # Stats: every ended game of a player counted once, its wins as wins (games that
+    # expired since they ended as the harness last saw them).
     expected: dict[str, dict[str, int]] = {}
-    for game in stored.values():
-        if game.status == "playing":
+    for seen in backend.ledger.values():
+        if seen.status == "playing":
             continue
-        tally = expected.setdefault(game.owner, {})
-        tally[f"{game.game}:played"] = tally.get(f"{game.game}:played", 0) + 1
-        tally[f"{game.game}:won"] = tally.get(f"{game.game}:won", 0) + (game.status == "won")
+        tally = expected.setdefault(seen.owner, {})
+        tally[f"{seen.game}:played"] = tally.get(f"{seen.game}:played", 0) + 1
+        tally[f"{seen.game}:won"] = tally.get(f"{seen.game}:won", 0) + (seen.status == "won")
     stats_wrong = []
+    forgotten = 0
     for player_id in sorted(backend.players):
         raw = await store.redis.hgetall(stats_key(player_id))
+        if not raw and not await store.redis.exists(player_key(player_id)):
+            forgotten += 1  # idle past --player-idle-ttl: the server forgot it, stats too
+            continue
         counted = {k.decode(): int(v) for k, v in raw.items()}
         want = expected.get(player_id, {})
         for key in set(want) | {k for k in counted if k.endswith((":played", ":won"))}:
@@ -606,12 +756,14 @@ async def verify(backend: Backend) -> dict[str, Any]:
             if game is not None and (copy.version, copy.status) != (game.version, game.status):
                 copies_wrong.append(f"{game_id}: copy {copy.version} stored {game.version}")
     return {
-        "games": len(stored),
-        "ended_games_audited": audited,
-        "acked_moves": len(backend.acks),
-        "acked_moves_lost": len(lost),
-        "audits_failing": len(failing),
+        "games": len(backend.ledger),
+        "games_still_stored": len(stored),
+        "ended_games_audited": len(backend.audited),
+        "acked_moves": backend.acks_checked,
+        "acked_moves_lost": len(backend.lost),
+        "audits_failing": len(backend.audits_failing),
         "players": len(backend.players),
+        "players_forgotten": forgotten,
         "stats_wrong": stats_wrong[:10],
         "boards": len(attempts),
         "boards_wrong": boards_wrong[:10],
@@ -750,7 +902,9 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                         )
                 for i in range(args.spectators):
                     watchers.append(
-                        asyncio.create_task(spectator(i, backend, backend.bases[0], gate, counts))
+                        asyncio.create_task(
+                            spectator(i, backend, backend.bases[0], calendar, gate, counts)
+                        )
                     )
             rounds = max(2, int(args.duration // (args.play + args.idle)))
             step = max(1, round(args.weeks * 7 / rounds))
@@ -761,6 +915,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                     f" at {time.monotonic() - started:.1f} s",
                     file=sys.stderr,
                 )
+                gate.round = number
                 gate.open.set()
                 faults: list[tuple[float, str]] = []
                 if number > 0 or args.short:
@@ -796,10 +951,15 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                 if not last:
                     await asyncio.sleep(args.idle)
                 days += step
-                calendar.jump_days(step, rng)
+                jump = calendar.jump_days(step, rng)
                 mark = time.monotonic()
                 for backend in [] if last else backends:
                     await first_subscribes(backend.bases[0], backend.idle_ms)
+                for backend in [] if last else backends:
+                    await checkpoint(backend)
+                if not last:
+                    aged = await asyncio.to_thread(age_redis, redis_ports, jump)
+                    counts.keys_expired += aged
                 await dailies_of([] if last else backends, calendar.today())
                 print(f"  dailies chosen in {time.monotonic() - mark:.1f} s", file=sys.stderr)
             gate.stop = True
@@ -833,6 +993,10 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         "games_casual": counts.casual,
         "games_ranked": counts.ranked,
         "retries": counts.retries,
+        "tokens_renewed": counts.renewals,
+        "absences": counts.absences,
+        "players_back_after_expiry": counts.expired_players,
+        "keys_expired_on_the_calendar": counts.keys_expired,
         "reconnects": counts.reconnects,
         "faults": counts.faults,
         "client_errors": counts.client_errors,
@@ -856,6 +1020,10 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                 "first": round(points[0][1], 1),
                 "last": round(points[-1][1], 1),
                 "slope_per_min": round(slope_per_minute(points), 2),
+                # Once the calendar's retention is reached the figures should be flat.
+                "slope_last_third_per_min": round(
+                    slope_per_minute(points[len(points) * 2 // 3 :]), 2
+                ),
             }
             for name, points in trend.items()
         },
@@ -868,6 +1036,10 @@ def failures(result: dict[str, Any]) -> list[str]:
         found.append("server exceptions")
     if result["server_errors_seen_by_clients"]:
         found.append("500 answers")
+    if any(code.endswith("unauthorized") for code in result["client_errors"]):
+        found.append("tokens refused")
+    if result["simulated_days"] > 16 and not result["tokens_renewed"]:
+        found.append("no token renewed")
     if result["harness_errors"]:
         found.append("harness tasks failed")
     if (
