@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis, RedisCluster
 from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
+from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
 from redis.crc import key_slot
 from redis.exceptions import NoScriptError, ResponseError
 
@@ -33,6 +33,10 @@ CONNECT_TIMEOUT = 5
 #: Seconds a connection may sit idle before its next command is preceded by a PING
 #: (redis-py's health check).  Not on pub/sub connections: see :meth:`RedisNodes.subscriber`.
 HEALTH_CHECK_INTERVAL: float = 10
+#: Times a command on the standalone pool is sent again after its connection failed (each
+#: after a reconnection, 10-100 ms apart): enough for the connections a restart closed,
+#: short enough that an outage is answered ``store_unavailable`` within a second.
+RECONNECT_RETRIES = 3
 
 T = TypeVar("T")
 
@@ -47,12 +51,16 @@ def connect(url: str, cluster: bool) -> Any:
             health_check_interval=HEALTH_CHECK_INTERVAL,
         )
     # A blocking pool waits for a free connection where the default one fails
-    # ("Too many connections") under a few hundred busy clients.
+    # ("Too many connections") under a few hundred busy clients.  Its connections retry
+    # a command once reconnected (a pool made apart from its client gets no retry from
+    # redis-py): after a Redis restart each connection it closed would fail its next
+    # command, a 503 with Redis back (the soak found it).
     pool = BlockingConnectionPool.from_url(
         url,
         max_connections=MAX_CONNECTIONS,
         timeout=CONNECT_TIMEOUT,
         health_check_interval=HEALTH_CHECK_INTERVAL,
+        retry=Retry(ExponentialWithJitterBackoff(base=0.01, cap=0.1), RECONNECT_RETRIES),
     )
     return metrics.MeasuredRedis.from_pool(pool)  # owns the pool: aclose() closes it
 
