@@ -1,7 +1,13 @@
 """Soak test: human-paced players over simulated weeks, with faults, on real Redis.
 
     .venv/bin/python -m benchmarks.soak [--short] [--duration S] [--weeks W] [--players N]
-        [--play S] [--idle S] [--children N] [--no-cluster] [--seed N] [--json FILE]
+        [--play S] [--idle S] [--think S] [--moves N] [--probes N] [--children N]
+        [--health-check-interval S] [--ws-ping-interval S] [--no-cluster] [--seed N]
+        [--json FILE]
+
+``--short`` is the suite's form (``tests/ops/test_soak.py``): two rounds 16 simulated
+days apart, think times of 0.05-0.5 s, the in-process servers' Redis health check and
+WebSocket ping at 1 s and an idle of 2.5 s (longer than both), no child server.
 
 Everything runs on 127.0.0.1 and is started here: a standalone ``redis-server``
 (append-only, so it can be restarted) and a Redis Cluster (3 primaries, 1 replica each,
@@ -82,10 +88,11 @@ from benchmarks.faults import integrity_failed, normal
 from clients.python import ApiError, Client, ConnectionLost, MoveRejected
 from clients.python.rest import token_expires
 from clients.python.ws import Connection
-from server import daily
+from server import daily, redisconn
 from server.app import create_app
 from server.audit import audit_stored
 from server.config import DailySelection, Settings
+from server.hub import SUBSCRIBE_CONFIRM_WAIT
 from server.leaderboard import Entry, board_keys
 from server.players import player_key, stats_key
 from server.rules import GAMES
@@ -145,6 +152,14 @@ class Calendar:
 
     def day_after(self, days: int) -> str:
         return daily.today(self.now_ms() + days * daily.DAY_MS)
+
+
+@dataclass
+class Pace:
+    """Players' think times (seconds) and moves before resigning: ranges."""
+
+    think: tuple[float, float]
+    moves: tuple[int, int]
 
 
 @dataclass
@@ -278,6 +293,25 @@ class SoakClient(Client):
         return expires is not None and expires <= self.clock()
 
 
+async def open_retrying(
+    client: SoakClient, stack: contextlib.AsyncExitStack, counts: Counts
+) -> Connection:
+    """A new player's socket, opened as an app would: again after a refusal for a store
+    outage (``store_unavailable``: "reconnect later") or a network error, up to
+    ``CALL_TIMEOUT`` seconds."""
+    deadline = time.monotonic() + CALL_TIMEOUT
+    while True:
+        try:
+            if client.token is None:
+                await bounded(client.create_player())
+            return await stack.enter_async_context(client.connection())
+        except (ApiError, httpx.HTTPError, OSError, WebSocketException) as error:
+            if time.monotonic() > deadline or getattr(error, "code", "") == "unauthorized":
+                raise
+            counts.error(f"spectator:{getattr(error, 'code', type(error).__name__)}")
+            await asyncio.sleep(0.5)
+
+
 async def next_round(gate: Gate) -> None:
     """Wait for the round after the one playing (or the end)."""
     current = gate.round
@@ -298,7 +332,7 @@ async def play_game(
     snapshot: dict[str, Any],
     gate: Gate,
     counts: Counts,
-    think: tuple[float, float],
+    pace: Pace,
 ) -> None:
     """Random legal moves a think time apart until the game ends, its budget of moves is
     spent (then it resigns) or the round ends (it is left as it is, to resume or not)."""
@@ -308,9 +342,9 @@ async def play_game(
     if not ranked:
         backend.casual.add(game_id)
     copy = await bounded(connection.subscribe(game_id))
-    budget = rng.randrange(6, 60)
+    budget = rng.randrange(*pace.moves)
     while copy.status == "playing" and gate.playing():
-        await asyncio.sleep(rng.uniform(*think))
+        await asyncio.sleep(rng.uniform(*pace.think))
         if not gate.playing() or copy.status != "playing":
             return
         moves = [m for m in (copy.legal_moves or []) if m != "resign"]
@@ -362,7 +396,7 @@ async def player(
     calendar: Calendar,
     gate: Gate,
     counts: Counts,
-    think: tuple[float, float],
+    pace: Pace,
 ) -> None:
     """Sessions of one to three games each, on a socket of their own, until the end.
 
@@ -410,7 +444,7 @@ async def player(
                             snapshot = await bounded(client.new_game(game))
                             counts.casual += 1
                         await play_game(
-                            rng, client, connection, backend, snapshot, gate, counts, think
+                            rng, client, connection, backend, snapshot, gate, counts, pace
                         )
                     counts.reconnects += connection.reconnects
             except ApiError as error:
@@ -426,65 +460,71 @@ async def player(
                 counts.error(type(error).__name__)
                 await asyncio.sleep(0.5)
             # The gap between two sessions: a short one, or the next round's idle.
-            await asyncio.sleep(rng.uniform(0.5, 3.0))
+            await asyncio.sleep(rng.uniform(pace.think[1] / 4, pace.think[1] * 1.5))
     finally:
         await client.aclose()
 
 
 async def spectator(
-    index: int, backend: Backend, base: str, calendar: Calendar, gate: Gate, counts: Counts
+    index: int,
+    backend: Backend,
+    base: str,
+    calendar: Calendar,
+    gate: Gate,
+    counts: Counts,
+    pace: Pace,
 ) -> None:
     """Watches games of others on one socket kept open through idle gaps, subscribing
     now and then to a game it has not seen, and cutting its socket (the SDK reconnects
     and fills the gap)."""
     rng = random.Random(f"spectator-{backend.name}-{index}")
-    async with SoakClient(base, calendar, counts) as client:
-        await bounded(client.create_player())
-        async with client.connection() as connection:
-            # The socket reconnects with the renewed token (an app's ``on_token``).
-            client.on_token = lambda token: setattr(connection, "token", token)
-            while not gate.stop:
-                await asyncio.sleep(rng.uniform(1.0, 3.0))
-                candidates = sorted(backend.casual - set(connection.copies))
-                try:
-                    await bounded(client.me())  # a REST call now and then: renews when due
-                    if candidates and len(connection.copies) < 20:
-                        game_id = rng.choice(candidates)
-                        await bounded(connection.subscribe(game_id))
-                    if rng.random() < 0.15 and connection.websocket is not None:
-                        connection.websocket.transport.abort()  # a dropped network
-                except (
-                    ApiError,
-                    ConnectionLost,
-                    TimeoutError,
-                    WebSocketException,
-                    httpx.HTTPError,
-                ) as error:
-                    counts.error(f"spectator:{getattr(error, 'code', type(error).__name__)}")
-            async with asyncio.timeout(CALL_TIMEOUT * 3):
-                await gate.players_done.wait()
-            # Once play has stopped, each copy catches up with its stored game, or is wrong.
-            store = backend.service.store
-            for game_id, copy in list(connection.copies.items()):
-                stored = await store.load(game_id)
-                if stored is None:
-                    continue
-                target = stored.version
-                with contextlib.suppress(TimeoutError):
-                    await connection.wait_for(caught_up(copy, target), timeout=5)
-                backend.watched.setdefault(game_id, []).append(copy)
-            counts.reconnects += connection.reconnects
+    client = SoakClient(base, calendar, counts)
+    async with client, contextlib.AsyncExitStack() as stack:
+        connection = await open_retrying(client, stack, counts)
+        # The socket reconnects with the renewed token (an app's ``on_token``).
+        client.on_token = lambda token: setattr(connection, "token", token)
+        while not gate.stop:
+            await asyncio.sleep(rng.uniform(pace.think[1] / 2, pace.think[1] * 1.5))
+            candidates = sorted(backend.casual - set(connection.copies))
+            try:
+                await bounded(client.me())  # a REST call now and then: renews when due
+                if candidates and len(connection.copies) < 20:
+                    game_id = rng.choice(candidates)
+                    await bounded(connection.subscribe(game_id))
+                if rng.random() < 0.15 and connection.websocket is not None:
+                    connection.websocket.transport.abort()  # a dropped network
+            except (
+                ApiError,
+                ConnectionLost,
+                TimeoutError,
+                WebSocketException,
+                httpx.HTTPError,
+            ) as error:
+                counts.error(f"spectator:{getattr(error, 'code', type(error).__name__)}")
+        async with asyncio.timeout(CALL_TIMEOUT * 3):
+            await gate.players_done.wait()
+        # Once play has stopped, each copy catches up with its stored game, or is wrong.
+        store = backend.service.store
+        for game_id, copy in list(connection.copies.items()):
+            stored = await store.load(game_id)
+            if stored is None:
+                continue
+            target = stored.version
+            with contextlib.suppress(TimeoutError):
+                await connection.wait_for(caught_up(copy, target), timeout=5)
+            backend.watched.setdefault(game_id, []).append(copy)
+        counts.reconnects += connection.reconnects
 
 
 def caught_up(copy: Any, version: int) -> Callable[[], bool]:
     return lambda: (copy.version or 0) >= version
 
 
-async def first_subscribes(base: str, samples: list[float]) -> None:
-    """Time the first subscribe of ``PROBES`` new games, each on a new socket."""
+async def first_subscribes(base: str, samples: list[float], probes: int = PROBES) -> None:
+    """Time the first subscribe of ``probes`` new games, each on a new socket."""
     async with Client(base, timeout=CALL_TIMEOUT) as client:
         await bounded(client.create_player())
-        for _ in range(PROBES):
+        for _ in range(probes):
             snapshot = await bounded(client.new_game(random.choice(GAME_NAMES)))
             async with client.connection() as connection:
                 start = time.perf_counter()
@@ -784,8 +824,11 @@ def unhandled_in_process() -> float:
 
 
 @contextlib.asynccontextmanager
-async def in_process(backend: Backend, calendar: Calendar) -> AsyncIterator[None]:
+async def in_process(
+    backend: Backend, calendar: Calendar, args: argparse.Namespace
+) -> AsyncIterator[None]:
     settings = Settings(
+        ws_ping_interval=args.ws_ping_interval,
         redis_url=backend.url,
         secret=TEST_SECRET,
         ranked_min_account_age=0,
@@ -819,23 +862,42 @@ async def dailies_of(backends: list[Backend], date: str) -> None:
                     await asyncio.sleep(0.05)
 
 
+async def copy_choices(source: Backend, target: Backend, date: str) -> None:
+    """``date``'s dailies as ``source``'s servers chose them, stored in ``target``'s Redis
+    before its server starts (as ``server.testing.preload_dailies`` does): it finds them."""
+    from server.dailies import choice_key
+
+    client = redisconn.connect(target.url, target.cluster)
+    try:
+        for game in GAMES:
+            fields = await source.service.store.redis.hgetall(choice_key(game, date))
+            if fields:
+                await client.hset(choice_key(game, date), mapping=fields)
+    finally:
+        await client.aclose()
+
+
 @contextlib.asynccontextmanager
 async def stores(
     cluster: bool, data: Path, children: list[ChildServer]
-) -> AsyncIterator[tuple[RedisProcess, RedisClusterProcesses | None]]:
-    """The standalone Redis, then the cluster and the child servers side by side."""
+) -> AsyncIterator[tuple[RedisProcess, RedisClusterProcesses | None, asyncio.Future[Any]]]:
+    """The standalone Redis, started; the cluster and the child servers starting side by
+    side (the future: when they are up), while the caller starts what needs only the
+    standalone Redis."""
     standalone = RedisProcess(data_dir=data)
     standalone.start()
     nodes = RedisClusterProcesses() if cluster else None
+    for child in children:
+        child.redis_url = standalone.url
+    starts = [asyncio.to_thread(child.start) for child in children]
+    if nodes is not None:
+        starts.append(asyncio.to_thread(nodes.start))
+    ready = asyncio.gather(*starts)
     try:
-        for child in children:
-            child.redis_url = standalone.url
-        starts = [asyncio.to_thread(child.start) for child in children]
-        if nodes is not None:
-            starts.append(asyncio.to_thread(nodes.start))
-        await asyncio.gather(*starts)
-        yield standalone, nodes
+        yield standalone, nodes, ready
     finally:
+        with contextlib.suppress(Exception):
+            await ready
         for child in children:
             child.stop()
         if nodes is not None:
@@ -849,7 +911,9 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
     counts = Counts()
     errors = ErrorLog()
     logging.getLogger().addHandler(errors)
-    think = (0.2, 2.0)
+    pace = Pace((args.think / 10, args.think), (args.moves // 10, args.moves))
+    # Read by redisconn.connect as each in-process server starts.
+    redisconn.HEALTH_CHECK_INTERVAL = args.health_check_interval
     started = time.monotonic()
     trend: dict[str, list[tuple[float, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="soak-") as data:
@@ -858,20 +922,38 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
             stores(not args.no_cluster, Path(data), children) as (
                 standalone,
                 cluster,
+                others_ready,
             ),
             contextlib.AsyncExitStack() as stack,
         ):
+            rounds = max(2, int(args.duration // (args.play + args.idle)))
+            step = max(1, round(args.weeks * 7 / rounds))
             backends = [Backend("standalone", standalone.url, cluster=False)]
+            # Its dailies (today's and the first jump's) are chosen while the cluster and
+            # the children start; in the short form its fresh subscribes are timed then
+            # too (the long form times them on a quiet server: its ratio is a check).
+            await stack.enter_async_context(in_process(backends[0], calendar, args))
+            for date in (calendar.today(), calendar.day_after(step)):
+                backends[0].app.state.dailies.request(date)  # type: ignore[union-attr]
+            if args.short:
+                probe = first_subscribes(backends[0].bases[0], backends[0].fresh_ms, args.probes)
+                await asyncio.gather(probe, others_ready)
+            else:
+                await others_ready
             if cluster is not None:
                 backends.append(Backend("cluster", cluster.url, cluster=True))
-            for backend in backends:
-                await stack.enter_async_context(in_process(backend, calendar))
+                if args.short:  # the same choices (one secret): not made twice
+                    await dailies_of(backends[:1], calendar.today())
+                    await copy_choices(backends[0], backends[1], calendar.today())
+                await stack.enter_async_context(in_process(backends[1], calendar, args))
+                backends[1].app.state.dailies.request(calendar.day_after(step))  # type: ignore[union-attr]
             backends[0].bases += [child.base for child in children]
             print(f"servers up: {time.monotonic() - started:.1f} s", file=sys.stderr)
             await dailies_of(backends, calendar.today())
             print(f"dailies chosen: {time.monotonic() - started:.1f} s", file=sys.stderr)
             for backend in backends:
-                await first_subscribes(backend.bases[0], backend.fresh_ms)
+                if not backend.fresh_ms:
+                    await first_subscribes(backend.bases[0], backend.fresh_ms, args.probes)
             redis_ports = [standalone.port] + [n.port for n in (cluster.nodes if cluster else [])]
 
             def sample() -> None:
@@ -897,17 +979,15 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                     for i in range(args.players):
                         tasks.append(
                             asyncio.create_task(
-                                player(i, backend, base, calendar, gate, counts, think)
+                                player(i, backend, base, calendar, gate, counts, pace)
                             )
                         )
                 for i in range(args.spectators):
                     watchers.append(
                         asyncio.create_task(
-                            spectator(i, backend, backend.bases[0], calendar, gate, counts)
+                            spectator(i, backend, backend.bases[0], calendar, gate, counts, pace)
                         )
                     )
-            rounds = max(2, int(args.duration // (args.play + args.idle)))
-            step = max(1, round(args.weeks * 7 / rounds))
             days = 0
             for number in range(rounds):
                 print(
@@ -917,6 +997,9 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                 )
                 gate.round = number
                 gate.open.set()
+                # The next day's dailies: chosen ahead, as a server does a day ahead.
+                for backend in backends:
+                    backend.app.state.dailies.request(calendar.day_after(step))  # type: ignore[union-attr]
                 faults: list[tuple[float, str]] = []
                 if number > 0 or args.short:
                     kinds = ["restart-redis"] + (["kill-worker"] if children else [])
@@ -954,7 +1037,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                 jump = calendar.jump_days(step, rng)
                 mark = time.monotonic()
                 for backend in [] if last else backends:
-                    await first_subscribes(backend.bases[0], backend.idle_ms)
+                    await first_subscribes(backend.bases[0], backend.idle_ms, args.probes)
                 for backend in [] if last else backends:
                     await checkpoint(backend)
                 if not last:
@@ -977,7 +1060,9 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
             print(f"checked at {time.monotonic() - started:.1f} s", file=sys.stderr)
             unhandled = unhandled_in_process()
             child_unhandled = sum([await asyncio.to_thread(c.unhandled) for c in children])
+            stopping = time.monotonic()
         child_tracebacks = sum(c.tracebacks() for c in children)
+    print(f"servers stopped in {time.monotonic() - stopping:.1f} s", file=sys.stderr)
     logging.getLogger().removeHandler(errors)
     fresh = [ms for b in backends for ms in b.fresh_ms]
     idle = [ms for b in backends for ms in b.idle_ms]
@@ -1030,7 +1115,11 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def failures(result: dict[str, Any]) -> list[str]:
+def failures(result: dict[str, Any], short: bool = False) -> list[str]:
+    """The checks that failed.  ``short``: the suite's form, whose half-dozen timed
+    subscribes on a shared machine make a p99 a maximum: a scheduling stall, not a
+    ratio; there the check is that no subscribe waited out the hub's confirmation (the
+    fault of issue 23: 2 s each), and the ratio is the long form's."""
     found = []
     if result["unhandled_exceptions"] or result["tracebacks_logged"]:
         found.append("server exceptions")
@@ -1042,9 +1131,9 @@ def failures(result: dict[str, Any]) -> list[str]:
         found.append("no token renewed")
     if result["harness_errors"]:
         found.append("harness tasks failed")
-    if (
-        not result["first_subscribe_idle_p99_ms"]
-        <= LATENCY_RATIO * result["first_subscribe_fresh_p99_ms"]
+    idle, fresh = result["first_subscribe_idle_p99_ms"], result["first_subscribe_fresh_p99_ms"]
+    if not (
+        idle < SUBSCRIBE_CONFIRM_WAIT * 1000 * 0.75 if short else idle <= LATENCY_RATIO * fresh
     ):
         found.append("first subscribe after idle")
     for name, checked in result["checks"].items():
@@ -1059,7 +1148,7 @@ def failures(result: dict[str, Any]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.soak", description=__doc__)
-    parser.add_argument("--short", action="store_true", help="the suite's form: about a minute")
+    parser.add_argument("--short", action="store_true", help="the suite's form: about 25 s")
     parser.add_argument("--duration", type=float, default=900.0, help="wall seconds (about)")
     parser.add_argument("--weeks", type=float, default=8.0, help="simulated weeks over the run")
     parser.add_argument("--players", type=int, default=8, help="players per server")
@@ -1068,18 +1157,37 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--idle", type=float, default=22.0, help="idle seconds between rounds")
     parser.add_argument("--children", type=int, default=1, help="python -m server children")
     parser.add_argument("--sample", type=float, default=5.0, help="seconds between samples")
+    parser.add_argument("--think", type=float, default=2.0, help="longest think time, s")
+    parser.add_argument("--moves", type=int, default=60, help="most moves before resigning")
+    parser.add_argument("--probes", type=int, default=PROBES, help="timed subscribes a probe")
+    parser.add_argument(
+        "--health-check-interval",
+        type=float,
+        default=redisconn.HEALTH_CHECK_INTERVAL,
+        help="the in-process servers' Redis health check, s (the idle must be longer)",
+    )
+    parser.add_argument(
+        "--ws-ping-interval",
+        type=float,
+        default=Settings.ws_ping_interval,
+        help="the in-process servers' WebSocket ping, s (the idle must be longer)",
+    )
     parser.add_argument("--no-cluster", action="store_true", help="standalone Redis only")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", help="also write the result to this file")
     args = parser.parse_args(argv)
     if args.short:
-        args.duration, args.weeks, args.players, args.play = 0.0, 2.0, 4, 7.0
-        args.idle, args.sample = 21.0, 2.0
+        # Two rounds 16 days apart (tokens renewed, days closed, finished games expired),
+        # the idle longer than the intervals shortened to fit; no child server (its worker
+        # SIGKILL is the long form's): Redis restarted, a replica promoted.
+        args.duration, args.weeks, args.players, args.play = 0.0, 32 / 7, 4, 3.5
+        args.idle, args.sample, args.think, args.probes, args.moves = 2.5, 1.0, 0.5, 6, 20
+        args.health_check_interval, args.ws_ping_interval, args.children = 1.0, 1.0, 0
     result = asyncio.run(soak(args))
     print(json.dumps(result, indent=2))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
-    found = failures(result)
+    found = failures(result, args.short)
     print("soak: " + ("FAILED: " + ", ".join(found) if found else "all checks passed"))
     return 1 if found else 0
 
