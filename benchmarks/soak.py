@@ -113,6 +113,8 @@ RETRY_CODES = {"store_unavailable", "internal", "rate_limited"}
 SOAK_DAILY = DailySelection(candidate_nodes=300, candidates=1, seconds=1.0)
 #: Timed first subscribes per server and probe.
 PROBES = 8
+#: The child servers' ``--metrics-token`` (their /metrics is read for exceptions).
+METRICS_TOKEN = uuid.uuid4().hex
 #: Bound on one player's call or move, seconds.
 CALL_TIMEOUT = 15.0
 #: Keys living longer than this (ms) age with the calendar (``age_redis``).
@@ -552,7 +554,7 @@ class ChildServer:
         env = {**os.environ, "RATE_LIMITS": "off", "RANKED_MIN_ACCOUNT_AGE": "0"}
         args = [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(self.port)]
         args += ["--redis-url", self.redis_url, "--workers", "2", "--secret", TEST_SECRET]
-        args += ["--log-level", "warning", *QUIET_DAILIES]
+        args += ["--log-level", "warning", "--metrics-token", METRICS_TOKEN, *QUIET_DAILIES]
         with self.log_path.open("ab") as output:
             self.process = subprocess.Popen(
                 args,
@@ -576,7 +578,8 @@ class ChildServer:
         return [int(pid) for pid in children.read_text().split()]
 
     def unhandled(self) -> float:
-        text = httpx.get(f"{self.base}/metrics", timeout=5).text
+        headers = {"Authorization": f"Bearer {METRICS_TOKEN}"}
+        text = httpx.get(f"{self.base}/metrics", headers=headers, timeout=5).text
         return sum(
             float(line.rsplit(" ", 1)[1])
             for line in text.splitlines()
