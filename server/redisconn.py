@@ -147,9 +147,32 @@ class RedisNodes:
         raise ResponseError(f"the slot of {key} kept moving")
 
     async def refresh(self) -> None:
-        """Learn the cluster's layout anew (after a failover or a slot migration)."""
-        if self.cluster:
+        """Learn the cluster's layout anew if it changed (a failover, a slot migration).
+        Only then: redis-py's ``initialize`` marks every pooled connection of every node
+        for reconnection, moved or not, and the hub checks the layout every few seconds
+        and at each channel a failover drops, so the next commands each paid a
+        reconnection (the soak's first subscribes after a promotion: 4-6x a fresh
+        server's)."""
+        if self.cluster and await self._layout_changed():
             await self.client.nodes_manager.initialize()
+
+    async def _layout_changed(self) -> bool:
+        """Whether ``CLUSTER SLOTS`` (one command, on a pooled connection of some node)
+        names another primary than the one this process knows for some slot range."""
+        manager = self.client.nodes_manager
+        ranges = await self.client.execute_command(
+            "CLUSTER SLOTS", target_nodes=RedisCluster.RANDOM
+        )  # redis-py's reply: {(start, end): {"primary": (host, port), ...}}
+        for (start, end), nodes in ranges.items():
+            host, port = nodes["primary"]
+            if not host:
+                return True  # a node that does not know its address: learn it all anew
+            name = "{}:{}".format(*manager.remap_host_port(host, int(port)))
+            for slot in (int(start), int(end)):
+                known = manager.slots_cache.get(slot)
+                if not known or known[0].name != name:
+                    return True
+        return False
 
     async def aclose(self) -> None:
         clients = [*self._clients.values(), *self._subscribers.values()]
