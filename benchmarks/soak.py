@@ -946,8 +946,9 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
             if cluster is not None:
                 backends.append(Backend("cluster", cluster.url, cluster=True))
                 if args.short:  # the same choices (one secret): not made twice
-                    await dailies_of(backends[:1], calendar.today())
-                    await copy_choices(backends[0], backends[1], calendar.today())
+                    for date in (calendar.today(), calendar.day_after(step)):
+                        await dailies_of(backends[:1], date)
+                        await copy_choices(backends[0], backends[1], date)
                 await stack.enter_async_context(in_process(backends[1], calendar, args))
                 backends[1].app.state.dailies.request(calendar.day_after(step))  # type: ignore[union-attr]
             backends[0].bases += [child.base for child in children]
@@ -1006,10 +1007,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                 faults: list[tuple[float, str]] = []
                 if number > 0 or args.short:
                     kinds = ["restart-redis"] + (["kill-worker"] if children else [])
-                    # The short form's one timed idle follows round 1: a failover before
-                    # it makes one first subscribe 4-6x slower (BENCHMARKS.md, "Soak").
-                    promote = cluster is not None and not (args.short and number == 0)
-                    kinds += ["promote-replica"] if promote else []
+                    kinds += ["promote-replica"] if cluster is not None else []
                     chosen = (
                         kinds if args.short else rng.sample(kinds, rng.randrange(1, len(kinds) + 1))
                     )
@@ -1092,6 +1090,11 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         "unhandled_exceptions": unhandled + child_unhandled,
         "tracebacks_logged": len(errors.tracebacks) + child_tracebacks,
         "error_lines_logged": sorted({r.getMessage()[:120] for r in errors.records})[:10],
+        "tracebacks": [
+            logging.Formatter().formatException(r.exc_info)[-3000:]
+            for r in errors.tracebacks[:3]
+            if r.exc_info
+        ],
         "harness_errors": harness_errors,
         "first_subscribe_ms": {
             b.name: {
