@@ -80,6 +80,7 @@ from typing import Any
 import httpx
 import redis
 from prometheus_client import REGISTRY
+from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from websockets.exceptions import WebSocketException
 
@@ -721,13 +722,14 @@ async def checkpoint(backend: Backend) -> None:
         if game.status != "playing" or (
             game.daily and daily.is_closed(game.daily, service.clock())
         ):
-            backend.audited.add(game_id)
             if integrity_failed(await audit_stored(service, game_id)):
                 backend.audits_failing.append(game_id)
-    pending, backend.acks = backend.acks, []
+            backend.audited.add(game_id)
+    pending = list(backend.acks)
     logs: dict[str, dict[int, str]] = {}
     for game_id in sorted({ack.game_id for ack in pending}):
         logs[game_id] = {entry["version"]: entry["move"] for entry in await store.log(game_id)}
+    del backend.acks[: len(pending)]
     backend.acks_checked += len(pending)
     backend.lost += [
         ack
@@ -736,9 +738,22 @@ async def checkpoint(backend: Backend) -> None:
     ]
 
 
+async def checkpoint_retrying(backend: Backend) -> None:
+    """``checkpoint``, again after a store failure (a fault of the round may still be
+    healing: a failover, a restarted Redis); each pass takes up where the last stopped."""
+    for attempt in range(10):
+        try:
+            return await checkpoint(backend)
+        except (RedisError, OSError) as error:
+            if attempt == 9:
+                raise
+            print(f"  checkpoint of {backend.name}: {error!r}; again", file=sys.stderr)
+            await asyncio.sleep(1.0)
+
+
 async def verify(backend: Backend) -> dict[str, Any]:
     """Acks against the logs, audits of ended games, stats and boards against the games."""
-    await checkpoint(backend)
+    await checkpoint_retrying(backend)
     service = backend.service
     store = service.store
     stored: dict[str, Any] = {}
@@ -1040,7 +1055,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                 for backend in [] if last else backends:
                     await first_subscribes(backend.bases[0], backend.idle_ms, args.probes)
                 for backend in [] if last else backends:
-                    await checkpoint(backend)
+                    await checkpoint_retrying(backend)
                 if not last:
                     aged = await asyncio.to_thread(age_redis, redis_ports, jump)
                     counts.keys_expired += aged
