@@ -1,7 +1,13 @@
 """Soak test: human-paced players over simulated weeks, with faults, on real Redis.
 
     .venv/bin/python -m benchmarks.soak [--short] [--duration S] [--weeks W] [--players N]
-        [--play S] [--idle S] [--children N] [--no-cluster] [--seed N] [--json FILE]
+        [--play S] [--idle S] [--think S] [--moves N] [--probes N] [--children N]
+        [--health-check-interval S] [--ws-ping-interval S] [--no-cluster] [--seed N]
+        [--json FILE]
+
+``--short`` is the suite's form (``tests/ops/test_soak.py``): two rounds 16 simulated
+days apart, think times of 0.05-0.5 s, the in-process servers' Redis health check and
+WebSocket ping at 1 s and an idle of 2.5 s (longer than both), no child server.
 
 Everything runs on 127.0.0.1 and is started here: a standalone ``redis-server``
 (append-only, so it can be restarted) and a Redis Cluster (3 primaries, 1 replica each,
@@ -16,6 +22,15 @@ open, each day's dailies are selected by the servers' own background selection (
 the new day as a client would meet it), ranked attempts end with their day.  The child
 servers cannot be given a clock: they keep the real one and their players play casual
 games only (they are there to be SIGKILLed).
+
+Redis follows the calendar too: at each jump every key with a TTL of days (games,
+players, stats, boards; not the seconds-long locks and watcher entries) has its TTL
+shortened by the jump (``age_redis``), so finished games expire after 7 simulated days,
+idle players after 30 and ranked games after 91, and the key count levels off once the
+run is longer than that.  Players behave like apps left installed: the SDK's clock is the
+calendar, so it renews a token once 15 simulated days of its 30 have passed; now and then
+a player stays away for 2 to 45 days, and one back after its token expired starts over as
+a new player (an anonymous player has no other credential; the server has forgotten it).
 
 Each round (``--play`` seconds) ``--players`` players per server play: sessions of one to
 three games, each a socket opened and closed, casual games (with hints and undos) and
@@ -65,19 +80,22 @@ from typing import Any
 import httpx
 import redis
 from prometheus_client import REGISTRY
+from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from websockets.exceptions import WebSocketException
 
 from benchmarks import QUIET_DAILIES
 from benchmarks.faults import integrity_failed, normal
 from clients.python import ApiError, Client, ConnectionLost, MoveRejected
+from clients.python.rest import token_expires
 from clients.python.ws import Connection
-from server import daily
+from server import daily, redisconn
 from server.app import create_app
 from server.audit import audit_stored
 from server.config import DailySelection, Settings
+from server.hub import SUBSCRIBE_CONFIRM_WAIT
 from server.leaderboard import Entry, board_keys
-from server.players import stats_key
+from server.players import player_key, stats_key
 from server.rules import GAMES
 from server.service import GameService
 from server.testing import (
@@ -96,11 +114,18 @@ RETRY_CODES = {"store_unavailable", "internal", "rate_limited"}
 SOAK_DAILY = DailySelection(candidate_nodes=300, candidates=1, seconds=1.0)
 #: Timed first subscribes per server and probe.
 PROBES = 8
+#: The child servers' ``--metrics-token`` (their /metrics is read for exceptions).
+METRICS_TOKEN = uuid.uuid4().hex
 #: Bound on one player's call or move, seconds.
 CALL_TIMEOUT = 15.0
+#: Keys living longer than this (ms) age with the calendar (``age_redis``).
+CALENDAR_TTL_MS = 2 * 3600_000
 #: Latency after idle may be this many times the fresh servers'.
 LATENCY_RATIO = 3.0
 GAME_NAMES = sorted(GAMES)
+#: A player's chance, each round, to stay away for a number of days in ``AWAY_DAYS``.
+AWAY_CHANCE = 0.08
+AWAY_DAYS = (2, 45)
 log = logging.getLogger("soak")
 
 
@@ -113,14 +138,31 @@ class Calendar:
     def now_ms(self) -> int:
         return int(time.time() * 1000) + self.offset_ms
 
-    def jump_days(self, days: int, rng: random.Random) -> None:
-        """To a random time between 08:00 and 12:00 ``days`` days later."""
+    def jump_days(self, days: int, rng: random.Random) -> int:
+        """To a random time between 08:00 and 12:00 ``days`` days later; the jump (ms)."""
         target_day = daily.opens_ms(daily.today(self.now_ms())) + days * daily.DAY_MS
         target = target_day + rng.randrange(8 * 3600_000, 12 * 3600_000)
-        self.offset_ms += target - self.now_ms()
+        jump = target - self.now_ms()
+        self.offset_ms += jump
+        return jump
+
+    def now_s(self) -> float:
+        """The calendar in Unix seconds: the players' SDK clock (token renewal)."""
+        return self.now_ms() / 1000
 
     def today(self) -> str:
         return daily.today(self.now_ms())
+
+    def day_after(self, days: int) -> str:
+        return daily.today(self.now_ms() + days * daily.DAY_MS)
+
+
+@dataclass
+class Pace:
+    """Players' think times (seconds) and moves before resigning: ranges."""
+
+    think: tuple[float, float]
+    moves: tuple[int, int]
 
 
 @dataclass
@@ -128,6 +170,15 @@ class Ack:
     game_id: str
     version: int
     move: str
+
+
+@dataclass
+class Seen:
+    """What the harness last saw of a game in Redis (it may expire later, on the calendar)."""
+
+    owner: str
+    game: str
+    status: str
 
 
 @dataclass
@@ -150,6 +201,12 @@ class Backend:
     watched: dict[str, list[Any]] = field(default_factory=dict)
     fresh_ms: list[float] = field(default_factory=list)
     idle_ms: list[float] = field(default_factory=list)
+    #: What ``checkpoint`` saw and found.
+    ledger: dict[str, Seen] = field(default_factory=dict)
+    audited: set[str] = field(default_factory=set)
+    audits_failing: list[str] = field(default_factory=list)
+    acks_checked: int = 0
+    lost: list[Ack] = field(default_factory=list)
 
     @property
     def service(self) -> GameService:
@@ -167,6 +224,14 @@ class Counts:
     retries: int = 0
     reconnects: int = 0
     server_errors: int = 0
+    #: Tokens renewed by the SDK (half their lifetime gone on the calendar).
+    renewals: int = 0
+    #: Absences of players (rounds sat out, some longer than a token's lifetime).
+    absences: int = 0
+    #: Players back after their token expired, who started over as a new player.
+    expired_players: int = 0
+    #: Keys that expired as Redis aged with the calendar.
+    keys_expired: int = 0
     client_errors: dict[str, int] = field(default_factory=dict)
     faults: dict[str, int] = field(default_factory=dict)
 
@@ -201,6 +266,8 @@ class Gate:
     def __init__(self) -> None:
         self.open = asyncio.Event()
         self.stop = False
+        #: The round playing (or the last one played).
+        self.round = 0
         #: Set once every player has stopped (the spectators then check their copies).
         self.players_done = asyncio.Event()
 
@@ -209,6 +276,50 @@ class Gate:
 
 
 # -- players -----------------------------------------------------------------------------
+
+
+class SoakClient(Client):
+    """The SDK's client on the simulated calendar (it renews its token after 15 simulated
+    days, as an app left installed would), its renewals counted."""
+
+    def __init__(self, base: str, calendar: Calendar, counts: Counts) -> None:
+        super().__init__(base, timeout=CALL_TIMEOUT, clock=calendar.now_s)
+        self.counts = counts
+
+    async def renew_token(self) -> dict[str, Any]:
+        answer = await super().renew_token()
+        self.counts.renewals += 1
+        return answer
+
+    def expired(self) -> bool:
+        expires = token_expires(self.token)
+        return expires is not None and expires <= self.clock()
+
+
+async def open_retrying(
+    client: SoakClient, stack: contextlib.AsyncExitStack, counts: Counts
+) -> Connection:
+    """A new player's socket, opened as an app would: again after a refusal for a store
+    outage (``store_unavailable``: "reconnect later") or a network error, up to
+    ``CALL_TIMEOUT`` seconds."""
+    deadline = time.monotonic() + CALL_TIMEOUT
+    while True:
+        try:
+            if client.token is None:
+                await bounded(client.create_player())
+            return await stack.enter_async_context(client.connection())
+        except (ApiError, httpx.HTTPError, OSError, WebSocketException) as error:
+            if time.monotonic() > deadline or getattr(error, "code", "") == "unauthorized":
+                raise
+            counts.error(f"spectator:{getattr(error, 'code', type(error).__name__)}")
+            await asyncio.sleep(0.5)
+
+
+async def next_round(gate: Gate) -> None:
+    """Wait for the round after the one playing (or the end)."""
+    current = gate.round
+    while gate.round == current and not gate.stop:
+        await asyncio.sleep(0.5)
 
 
 async def bounded(call: Any) -> Any:
@@ -224,7 +335,7 @@ async def play_game(
     snapshot: dict[str, Any],
     gate: Gate,
     counts: Counts,
-    think: tuple[float, float],
+    pace: Pace,
 ) -> None:
     """Random legal moves a think time apart until the game ends, its budget of moves is
     spent (then it resigns) or the round ends (it is left as it is, to resume or not)."""
@@ -234,9 +345,9 @@ async def play_game(
     if not ranked:
         backend.casual.add(game_id)
     copy = await bounded(connection.subscribe(game_id))
-    budget = rng.randrange(6, 60)
+    budget = rng.randrange(*pace.moves)
     while copy.status == "playing" and gate.playing():
-        await asyncio.sleep(rng.uniform(*think))
+        await asyncio.sleep(rng.uniform(*pace.think))
         if not gate.playing() or copy.status != "playing":
             return
         moves = [m for m in (copy.legal_moves or []) if m != "resign"]
@@ -288,19 +399,36 @@ async def player(
     calendar: Calendar,
     gate: Gate,
     counts: Counts,
-    think: tuple[float, float],
+    pace: Pace,
 ) -> None:
-    """Sessions of one to three games each, on a socket of their own, until the end."""
+    """Sessions of one to three games each, on a socket of their own, until the end.
+
+    Now and then a player stays away for days (``AWAY_DAYS``), up to longer than its token
+    lives (30 days): back with an expired token, it starts over as a new player, as an
+    anonymous app must (the server forgets a player idle that long)."""
     rng = random.Random(f"{backend.name}-{base}-{index}")
     ranked_ok = base in backend.simulated
-    client = Client(base, timeout=CALL_TIMEOUT)
+    # The child servers keep the real clock: so do their players' tokens.
+    client = SoakClient(base, calendar, counts) if ranked_ok else Client(base)
     attempted: set[tuple[str, str]] = set()
+    seen_round, back_on = -1, ""
     try:
         while not gate.stop:
             await gate.open.wait()
             if gate.stop:
                 return
+            if gate.round != seen_round:
+                seen_round = gate.round
+                if ranked_ok and rng.random() < AWAY_CHANCE:
+                    back_on = calendar.day_after(rng.randint(*AWAY_DAYS))
+                    counts.absences += 1
+            if back_on and calendar.today() < back_on:
+                await next_round(gate)
+                continue
             try:
+                if isinstance(client, SoakClient) and client.expired():
+                    counts.expired_players += 1
+                    client.token = None
                 if client.token is None:
                     await bounded(client.create_player())
                     assert client.player_id is not None
@@ -319,7 +447,7 @@ async def player(
                             snapshot = await bounded(client.new_game(game))
                             counts.casual += 1
                         await play_game(
-                            rng, client, connection, backend, snapshot, gate, counts, think
+                            rng, client, connection, backend, snapshot, gate, counts, pace
                         )
                     counts.reconnects += connection.reconnects
             except ApiError as error:
@@ -335,54 +463,71 @@ async def player(
                 counts.error(type(error).__name__)
                 await asyncio.sleep(0.5)
             # The gap between two sessions: a short one, or the next round's idle.
-            await asyncio.sleep(rng.uniform(0.5, 3.0))
+            await asyncio.sleep(rng.uniform(pace.think[1] / 4, pace.think[1] * 1.5))
     finally:
         await client.aclose()
 
 
-async def spectator(index: int, backend: Backend, base: str, gate: Gate, counts: Counts) -> None:
+async def spectator(
+    index: int,
+    backend: Backend,
+    base: str,
+    calendar: Calendar,
+    gate: Gate,
+    counts: Counts,
+    pace: Pace,
+) -> None:
     """Watches games of others on one socket kept open through idle gaps, subscribing
     now and then to a game it has not seen, and cutting its socket (the SDK reconnects
     and fills the gap)."""
     rng = random.Random(f"spectator-{backend.name}-{index}")
-    async with Client(base, timeout=CALL_TIMEOUT) as client:
-        await bounded(client.create_player())
-        async with client.connection() as connection:
-            while not gate.stop:
-                await asyncio.sleep(rng.uniform(1.0, 3.0))
-                candidates = sorted(backend.casual - set(connection.copies))
-                try:
-                    if candidates and len(connection.copies) < 20:
-                        game_id = rng.choice(candidates)
-                        await bounded(connection.subscribe(game_id))
-                    if rng.random() < 0.15 and connection.websocket is not None:
-                        connection.websocket.transport.abort()  # a dropped network
-                except (ApiError, ConnectionLost, TimeoutError, WebSocketException) as error:
-                    counts.error(f"spectator:{getattr(error, 'code', type(error).__name__)}")
-            async with asyncio.timeout(CALL_TIMEOUT * 3):
-                await gate.players_done.wait()
-            # Once play has stopped, each copy catches up with its stored game, or is wrong.
-            store = backend.service.store
-            for game_id, copy in list(connection.copies.items()):
-                stored = await store.load(game_id)
-                if stored is None:
-                    continue
-                target = stored.version
-                with contextlib.suppress(TimeoutError):
-                    await connection.wait_for(caught_up(copy, target), timeout=5)
-                backend.watched.setdefault(game_id, []).append(copy)
-            counts.reconnects += connection.reconnects
+    client = SoakClient(base, calendar, counts)
+    async with client, contextlib.AsyncExitStack() as stack:
+        connection = await open_retrying(client, stack, counts)
+        # The socket reconnects with the renewed token (an app's ``on_token``).
+        client.on_token = lambda token: setattr(connection, "token", token)
+        while not gate.stop:
+            await asyncio.sleep(rng.uniform(pace.think[1] / 2, pace.think[1] * 1.5))
+            candidates = sorted(backend.casual - set(connection.copies))
+            try:
+                await bounded(client.me())  # a REST call now and then: renews when due
+                if candidates and len(connection.copies) < 20:
+                    game_id = rng.choice(candidates)
+                    await bounded(connection.subscribe(game_id))
+                if rng.random() < 0.15 and connection.websocket is not None:
+                    connection.websocket.transport.abort()  # a dropped network
+            except (
+                ApiError,
+                ConnectionLost,
+                TimeoutError,
+                WebSocketException,
+                httpx.HTTPError,
+            ) as error:
+                counts.error(f"spectator:{getattr(error, 'code', type(error).__name__)}")
+        async with asyncio.timeout(CALL_TIMEOUT * 3):
+            await gate.players_done.wait()
+        # Once play has stopped, each copy catches up with its stored game, or is wrong.
+        store = backend.service.store
+        for game_id, copy in list(connection.copies.items()):
+            stored = await store.load(game_id)
+            if stored is None:
+                continue
+            target = stored.version
+            with contextlib.suppress(TimeoutError):
+                await connection.wait_for(caught_up(copy, target), timeout=5)
+            backend.watched.setdefault(game_id, []).append(copy)
+        counts.reconnects += connection.reconnects
 
 
 def caught_up(copy: Any, version: int) -> Callable[[], bool]:
     return lambda: (copy.version or 0) >= version
 
 
-async def first_subscribes(base: str, samples: list[float]) -> None:
-    """Time the first subscribe of ``PROBES`` new games, each on a new socket."""
+async def first_subscribes(base: str, samples: list[float], probes: int = PROBES) -> None:
+    """Time the first subscribe of ``probes`` new games, each on a new socket."""
     async with Client(base, timeout=CALL_TIMEOUT) as client:
         await bounded(client.create_player())
-        for _ in range(PROBES):
+        for _ in range(probes):
             snapshot = await bounded(client.new_game(random.choice(GAME_NAMES)))
             async with client.connection() as connection:
                 start = time.perf_counter()
@@ -410,7 +555,7 @@ class ChildServer:
         env = {**os.environ, "RATE_LIMITS": "off", "RANKED_MIN_ACCOUNT_AGE": "0"}
         args = [sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(self.port)]
         args += ["--redis-url", self.redis_url, "--workers", "2", "--secret", TEST_SECRET]
-        args += ["--log-level", "warning", *QUIET_DAILIES]
+        args += ["--log-level", "warning", "--metrics-token", METRICS_TOKEN, *QUIET_DAILIES]
         with self.log_path.open("ab") as output:
             self.process = subprocess.Popen(
                 args,
@@ -434,7 +579,8 @@ class ChildServer:
         return [int(pid) for pid in children.read_text().split()]
 
     def unhandled(self) -> float:
-        text = httpx.get(f"{self.base}/metrics", timeout=5).text
+        headers = {"Authorization": f"Bearer {METRICS_TOKEN}"}
+        text = httpx.get(f"{self.base}/metrics", headers=headers, timeout=5).text
         return sum(
             float(line.rsplit(" ", 1)[1])
             for line in text.splitlines()
@@ -472,6 +618,35 @@ def promote_replica(cluster: RedisClusterProcesses, rng: random.Random) -> None:
         client.close()
     time.sleep(0.5)
     cluster.wait_until_ready()
+
+
+def age_redis(ports: list[int], ms: int) -> int:
+    """Let ``ms`` of the calendar pass in Redis too: every key that lives longer than
+    ``CALENDAR_TTL_MS`` (a game, a player, a board: TTLs of days) has its TTL shortened by
+    ``ms``, so retention is reached as it would be in that many days; the short TTLs of
+    locks, leases and watcher entries keep the wall clock.  Returns the keys that expired."""
+    expired = 0
+    for port in ports:
+        client = redis.Redis(port=port, socket_timeout=10)
+        try:
+            if client.info("replication")["role"] != "master":
+                continue
+            keys = list(client.scan_iter(count=1000))
+            pipe = client.pipeline(transaction=False)
+            for key in keys:
+                pipe.pttl(key)
+            ttls = pipe.execute(raise_on_error=False)
+            pipe = client.pipeline(transaction=False)
+            for key, ttl in zip(keys, ttls, strict=True):
+                if isinstance(ttl, int) and ttl > CALENDAR_TTL_MS:
+                    expired += ttl <= ms
+                    pipe.pexpire(key, max(1, ttl - ms))
+            pipe.execute(raise_on_error=False)
+        except redis.RedisError:
+            continue  # a node failing over: its keys age at the next jump
+        finally:
+            client.close()
+    return expired
 
 
 def restart_redis(store: RedisProcess) -> None:
@@ -533,43 +708,76 @@ def p99(samples: list[float]) -> float:
 # -- checks ------------------------------------------------------------------------------
 
 
-async def verify(backend: Backend) -> dict[str, Any]:
-    """Acks against the logs, audits of ended games, stats and boards against the games."""
+async def checkpoint(backend: Backend) -> None:
+    """Before Redis ages (``age_redis``): the acks since the last checkpoint against their
+    games' logs, every game's latest status (the ledger the stats are checked against once
+    some games expired), and an audit of each game that ended since."""
     service = backend.service
     store = service.store
-    logs: dict[str, dict[int, str]] = {}
-    stored: dict[str, Any] = {}
-    failing: list[str] = []
-    audited = 0
-    for game_id in sorted(backend.games):
-        game = await store.load(game_id)
+    open_ids = sorted(g for g in backend.games if g not in backend.audited)
+    for game_id, game in zip(open_ids, await store.load_many(open_ids), strict=True):
         if game is None:
             continue
-        stored[game_id] = game
-        logs[game_id] = {entry["version"]: entry["move"] for entry in await store.log(game_id)}
+        backend.ledger[game_id] = Seen(game.owner, game.game, game.status)
         if game.status != "playing" or (
             game.daily and daily.is_closed(game.daily, service.clock())
         ):
-            verdict = await audit_stored(service, game_id)
-            audited += 1
-            if integrity_failed(verdict):
-                failing.append(game_id)
-    lost = [
+            if integrity_failed(await audit_stored(service, game_id)):
+                backend.audits_failing.append(game_id)
+            backend.audited.add(game_id)
+    pending = list(backend.acks)
+    logs: dict[str, dict[int, str]] = {}
+    for game_id in sorted({ack.game_id for ack in pending}):
+        logs[game_id] = {entry["version"]: entry["move"] for entry in await store.log(game_id)}
+    del backend.acks[: len(pending)]
+    backend.acks_checked += len(pending)
+    backend.lost += [
         ack
-        for ack in backend.acks
+        for ack in pending
         if logs.get(ack.game_id, {}).get(ack.version) not in (ack.move, normal(ack.move))
     ]
-    # Stats: every ended game of a player counted once, its wins as wins.
+
+
+async def checkpoint_retrying(backend: Backend) -> None:
+    """``checkpoint``, again after a store failure (a fault of the round may still be
+    healing: a failover, a restarted Redis); each pass takes up where the last stopped."""
+    for attempt in range(10):
+        try:
+            return await checkpoint(backend)
+        except (RedisError, OSError) as error:
+            if attempt == 9:
+                raise
+            print(f"  checkpoint of {backend.name}: {error!r}; again", file=sys.stderr)
+            await asyncio.sleep(1.0)
+
+
+async def verify(backend: Backend) -> dict[str, Any]:
+    """Acks against the logs, audits of ended games, stats and boards against the games."""
+    await checkpoint_retrying(backend)
+    service = backend.service
+    store = service.store
+    stored: dict[str, Any] = {}
+    for game_id, game in zip(
+        sorted(backend.games), await store.load_many(sorted(backend.games)), strict=True
+    ):
+        if game is not None:
+            stored[game_id] = game
+    # Stats: every ended game of a player counted once, its wins as wins (games that
+    # expired since they ended as the harness last saw them).
     expected: dict[str, dict[str, int]] = {}
-    for game in stored.values():
-        if game.status == "playing":
+    for seen in backend.ledger.values():
+        if seen.status == "playing":
             continue
-        tally = expected.setdefault(game.owner, {})
-        tally[f"{game.game}:played"] = tally.get(f"{game.game}:played", 0) + 1
-        tally[f"{game.game}:won"] = tally.get(f"{game.game}:won", 0) + (game.status == "won")
+        tally = expected.setdefault(seen.owner, {})
+        tally[f"{seen.game}:played"] = tally.get(f"{seen.game}:played", 0) + 1
+        tally[f"{seen.game}:won"] = tally.get(f"{seen.game}:won", 0) + (seen.status == "won")
     stats_wrong = []
+    forgotten = 0
     for player_id in sorted(backend.players):
         raw = await store.redis.hgetall(stats_key(player_id))
+        if not raw and not await store.redis.exists(player_key(player_id)):
+            forgotten += 1  # idle past --player-idle-ttl: the server forgot it, stats too
+            continue
         counted = {k.decode(): int(v) for k, v in raw.items()}
         want = expected.get(player_id, {})
         for key in set(want) | {k for k in counted if k.endswith((":played", ":won"))}:
@@ -606,12 +814,14 @@ async def verify(backend: Backend) -> dict[str, Any]:
             if game is not None and (copy.version, copy.status) != (game.version, game.status):
                 copies_wrong.append(f"{game_id}: copy {copy.version} stored {game.version}")
     return {
-        "games": len(stored),
-        "ended_games_audited": audited,
-        "acked_moves": len(backend.acks),
-        "acked_moves_lost": len(lost),
-        "audits_failing": len(failing),
+        "games": len(backend.ledger),
+        "games_still_stored": len(stored),
+        "ended_games_audited": len(backend.audited),
+        "acked_moves": backend.acks_checked,
+        "acked_moves_lost": len(backend.lost),
+        "audits_failing": len(backend.audits_failing),
         "players": len(backend.players),
+        "players_forgotten": forgotten,
         "stats_wrong": stats_wrong[:10],
         "boards": len(attempts),
         "boards_wrong": boards_wrong[:10],
@@ -632,8 +842,11 @@ def unhandled_in_process() -> float:
 
 
 @contextlib.asynccontextmanager
-async def in_process(backend: Backend, calendar: Calendar) -> AsyncIterator[None]:
+async def in_process(
+    backend: Backend, calendar: Calendar, args: argparse.Namespace
+) -> AsyncIterator[None]:
     settings = Settings(
+        ws_ping_interval=args.ws_ping_interval,
         redis_url=backend.url,
         secret=TEST_SECRET,
         ranked_min_account_age=0,
@@ -667,23 +880,42 @@ async def dailies_of(backends: list[Backend], date: str) -> None:
                     await asyncio.sleep(0.05)
 
 
+async def copy_choices(source: Backend, target: Backend, date: str) -> None:
+    """``date``'s dailies as ``source``'s servers chose them, stored in ``target``'s Redis
+    before its server starts (as ``server.testing.preload_dailies`` does): it finds them."""
+    from server.dailies import choice_key
+
+    client = redisconn.connect(target.url, target.cluster)
+    try:
+        for game in GAMES:
+            fields = await source.service.store.redis.hgetall(choice_key(game, date))
+            if fields:
+                await client.hset(choice_key(game, date), mapping=fields)
+    finally:
+        await client.aclose()
+
+
 @contextlib.asynccontextmanager
 async def stores(
     cluster: bool, data: Path, children: list[ChildServer]
-) -> AsyncIterator[tuple[RedisProcess, RedisClusterProcesses | None]]:
-    """The standalone Redis, then the cluster and the child servers side by side."""
+) -> AsyncIterator[tuple[RedisProcess, RedisClusterProcesses | None, asyncio.Future[Any]]]:
+    """The standalone Redis, started; the cluster and the child servers starting side by
+    side (the future: when they are up), while the caller starts what needs only the
+    standalone Redis."""
     standalone = RedisProcess(data_dir=data)
     standalone.start()
     nodes = RedisClusterProcesses() if cluster else None
+    for child in children:
+        child.redis_url = standalone.url
+    starts = [asyncio.to_thread(child.start) for child in children]
+    if nodes is not None:
+        starts.append(asyncio.to_thread(nodes.start))
+    ready = asyncio.gather(*starts)
     try:
-        for child in children:
-            child.redis_url = standalone.url
-        starts = [asyncio.to_thread(child.start) for child in children]
-        if nodes is not None:
-            starts.append(asyncio.to_thread(nodes.start))
-        await asyncio.gather(*starts)
-        yield standalone, nodes
+        yield standalone, nodes, ready
     finally:
+        with contextlib.suppress(Exception):
+            await ready
         for child in children:
             child.stop()
         if nodes is not None:
@@ -697,7 +929,9 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
     counts = Counts()
     errors = ErrorLog()
     logging.getLogger().addHandler(errors)
-    think = (0.2, 2.0)
+    pace = Pace((args.think / 10, args.think), (args.moves // 10, args.moves))
+    # Read by redisconn.connect as each in-process server starts.
+    redisconn.HEALTH_CHECK_INTERVAL = args.health_check_interval
     started = time.monotonic()
     trend: dict[str, list[tuple[float, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="soak-") as data:
@@ -706,20 +940,39 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
             stores(not args.no_cluster, Path(data), children) as (
                 standalone,
                 cluster,
+                others_ready,
             ),
             contextlib.AsyncExitStack() as stack,
         ):
+            rounds = max(2, int(args.duration // (args.play + args.idle)))
+            step = max(1, round(args.weeks * 7 / rounds))
             backends = [Backend("standalone", standalone.url, cluster=False)]
+            # Its dailies (today's and the first jump's) are chosen while the cluster and
+            # the children start; in the short form its fresh subscribes are timed then
+            # too (the long form times them on a quiet server: its ratio is a check).
+            await stack.enter_async_context(in_process(backends[0], calendar, args))
+            for date in (calendar.today(), calendar.day_after(step)):
+                backends[0].app.state.dailies.request(date)  # type: ignore[union-attr]
+            if args.short:
+                probe = first_subscribes(backends[0].bases[0], backends[0].fresh_ms, args.probes)
+                await asyncio.gather(probe, others_ready)
+            else:
+                await others_ready
             if cluster is not None:
                 backends.append(Backend("cluster", cluster.url, cluster=True))
-            for backend in backends:
-                await stack.enter_async_context(in_process(backend, calendar))
+                if args.short:  # the same choices (one secret): not made twice
+                    for date in (calendar.today(), calendar.day_after(step)):
+                        await dailies_of(backends[:1], date)
+                        await copy_choices(backends[0], backends[1], date)
+                await stack.enter_async_context(in_process(backends[1], calendar, args))
+                backends[1].app.state.dailies.request(calendar.day_after(step))  # type: ignore[union-attr]
             backends[0].bases += [child.base for child in children]
             print(f"servers up: {time.monotonic() - started:.1f} s", file=sys.stderr)
             await dailies_of(backends, calendar.today())
             print(f"dailies chosen: {time.monotonic() - started:.1f} s", file=sys.stderr)
             for backend in backends:
-                await first_subscribes(backend.bases[0], backend.fresh_ms)
+                if not backend.fresh_ms:
+                    await first_subscribes(backend.bases[0], backend.fresh_ms, args.probes)
             redis_ports = [standalone.port] + [n.port for n in (cluster.nodes if cluster else [])]
 
             def sample() -> None:
@@ -745,15 +998,15 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                     for i in range(args.players):
                         tasks.append(
                             asyncio.create_task(
-                                player(i, backend, base, calendar, gate, counts, think)
+                                player(i, backend, base, calendar, gate, counts, pace)
                             )
                         )
                 for i in range(args.spectators):
                     watchers.append(
-                        asyncio.create_task(spectator(i, backend, backend.bases[0], gate, counts))
+                        asyncio.create_task(
+                            spectator(i, backend, backend.bases[0], calendar, gate, counts, pace)
+                        )
                     )
-            rounds = max(2, int(args.duration // (args.play + args.idle)))
-            step = max(1, round(args.weeks * 7 / rounds))
             days = 0
             for number in range(rounds):
                 print(
@@ -761,14 +1014,15 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                     f" at {time.monotonic() - started:.1f} s",
                     file=sys.stderr,
                 )
+                gate.round = number
                 gate.open.set()
+                # The next day's dailies: chosen ahead, as a server does a day ahead.
+                for backend in backends:
+                    backend.app.state.dailies.request(calendar.day_after(step))  # type: ignore[union-attr]
                 faults: list[tuple[float, str]] = []
                 if number > 0 or args.short:
                     kinds = ["restart-redis"] + (["kill-worker"] if children else [])
-                    # The short form's one timed idle follows round 1: a failover before
-                    # it makes one first subscribe 4-6x slower (BENCHMARKS.md, "Soak").
-                    promote = cluster is not None and not (args.short and number == 0)
-                    kinds += ["promote-replica"] if promote else []
+                    kinds += ["promote-replica"] if cluster is not None else []
                     chosen = (
                         kinds if args.short else rng.sample(kinds, rng.randrange(1, len(kinds) + 1))
                     )
@@ -796,10 +1050,15 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                 if not last:
                     await asyncio.sleep(args.idle)
                 days += step
-                calendar.jump_days(step, rng)
+                jump = calendar.jump_days(step, rng)
                 mark = time.monotonic()
                 for backend in [] if last else backends:
-                    await first_subscribes(backend.bases[0], backend.idle_ms)
+                    await first_subscribes(backend.bases[0], backend.idle_ms, args.probes)
+                for backend in [] if last else backends:
+                    await checkpoint_retrying(backend)
+                if not last:
+                    aged = await asyncio.to_thread(age_redis, redis_ports, jump)
+                    counts.keys_expired += aged
                 await dailies_of([] if last else backends, calendar.today())
                 print(f"  dailies chosen in {time.monotonic() - mark:.1f} s", file=sys.stderr)
             gate.stop = True
@@ -817,7 +1076,9 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
             print(f"checked at {time.monotonic() - started:.1f} s", file=sys.stderr)
             unhandled = unhandled_in_process()
             child_unhandled = sum([await asyncio.to_thread(c.unhandled) for c in children])
+            stopping = time.monotonic()
         child_tracebacks = sum(c.tracebacks() for c in children)
+    print(f"servers stopped in {time.monotonic() - stopping:.1f} s", file=sys.stderr)
     logging.getLogger().removeHandler(errors)
     fresh = [ms for b in backends for ms in b.fresh_ms]
     idle = [ms for b in backends for ms in b.idle_ms]
@@ -833,6 +1094,10 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         "games_casual": counts.casual,
         "games_ranked": counts.ranked,
         "retries": counts.retries,
+        "tokens_renewed": counts.renewals,
+        "absences": counts.absences,
+        "players_back_after_expiry": counts.expired_players,
+        "keys_expired_on_the_calendar": counts.keys_expired,
         "reconnects": counts.reconnects,
         "faults": counts.faults,
         "client_errors": counts.client_errors,
@@ -840,6 +1105,11 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         "unhandled_exceptions": unhandled + child_unhandled,
         "tracebacks_logged": len(errors.tracebacks) + child_tracebacks,
         "error_lines_logged": sorted({r.getMessage()[:120] for r in errors.records})[:10],
+        "tracebacks": [
+            logging.Formatter().formatException(r.exc_info)[-3000:]
+            for r in errors.tracebacks[:3]
+            if r.exc_info
+        ],
         "harness_errors": harness_errors,
         "first_subscribe_ms": {
             b.name: {
@@ -856,23 +1126,35 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                 "first": round(points[0][1], 1),
                 "last": round(points[-1][1], 1),
                 "slope_per_min": round(slope_per_minute(points), 2),
+                # Once the calendar's retention is reached the figures should be flat.
+                "slope_last_third_per_min": round(
+                    slope_per_minute(points[len(points) * 2 // 3 :]), 2
+                ),
             }
             for name, points in trend.items()
         },
     }
 
 
-def failures(result: dict[str, Any]) -> list[str]:
+def failures(result: dict[str, Any], short: bool = False) -> list[str]:
+    """The checks that failed.  ``short``: the suite's form, whose half-dozen timed
+    subscribes on a shared machine make a p99 a maximum: a scheduling stall, not a
+    ratio; there the check is that no subscribe waited out the hub's confirmation (the
+    fault of issue 23: 2 s each), and the ratio is the long form's."""
     found = []
     if result["unhandled_exceptions"] or result["tracebacks_logged"]:
         found.append("server exceptions")
     if result["server_errors_seen_by_clients"]:
         found.append("500 answers")
+    if any(code.endswith("unauthorized") for code in result["client_errors"]):
+        found.append("tokens refused")
+    if result["simulated_days"] > 16 and not result["tokens_renewed"]:
+        found.append("no token renewed")
     if result["harness_errors"]:
         found.append("harness tasks failed")
-    if (
-        not result["first_subscribe_idle_p99_ms"]
-        <= LATENCY_RATIO * result["first_subscribe_fresh_p99_ms"]
+    idle, fresh = result["first_subscribe_idle_p99_ms"], result["first_subscribe_fresh_p99_ms"]
+    if not (
+        idle < SUBSCRIBE_CONFIRM_WAIT * 1000 * 0.75 if short else idle <= LATENCY_RATIO * fresh
     ):
         found.append("first subscribe after idle")
     for name, checked in result["checks"].items():
@@ -887,7 +1169,7 @@ def failures(result: dict[str, Any]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.soak", description=__doc__)
-    parser.add_argument("--short", action="store_true", help="the suite's form: about a minute")
+    parser.add_argument("--short", action="store_true", help="the suite's form: about 25 s")
     parser.add_argument("--duration", type=float, default=900.0, help="wall seconds (about)")
     parser.add_argument("--weeks", type=float, default=8.0, help="simulated weeks over the run")
     parser.add_argument("--players", type=int, default=8, help="players per server")
@@ -896,18 +1178,37 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--idle", type=float, default=22.0, help="idle seconds between rounds")
     parser.add_argument("--children", type=int, default=1, help="python -m server children")
     parser.add_argument("--sample", type=float, default=5.0, help="seconds between samples")
+    parser.add_argument("--think", type=float, default=2.0, help="longest think time, s")
+    parser.add_argument("--moves", type=int, default=60, help="most moves before resigning")
+    parser.add_argument("--probes", type=int, default=PROBES, help="timed subscribes a probe")
+    parser.add_argument(
+        "--health-check-interval",
+        type=float,
+        default=redisconn.HEALTH_CHECK_INTERVAL,
+        help="the in-process servers' Redis health check, s (the idle must be longer)",
+    )
+    parser.add_argument(
+        "--ws-ping-interval",
+        type=float,
+        default=Settings.ws_ping_interval,
+        help="the in-process servers' WebSocket ping, s (the idle must be longer)",
+    )
     parser.add_argument("--no-cluster", action="store_true", help="standalone Redis only")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", help="also write the result to this file")
     args = parser.parse_args(argv)
     if args.short:
-        args.duration, args.weeks, args.players, args.play = 0.0, 2.0, 4, 7.0
-        args.idle, args.sample = 21.0, 2.0
+        # Two rounds 16 days apart (tokens renewed, days closed, finished games expired),
+        # the idle longer than the intervals shortened to fit; no child server (its worker
+        # SIGKILL is the long form's): Redis restarted, a replica promoted.
+        args.duration, args.weeks, args.players, args.play = 0.0, 32 / 7, 4, 3.5
+        args.idle, args.sample, args.think, args.probes, args.moves = 2.5, 1.0, 0.5, 6, 20
+        args.health_check_interval, args.ws_ping_interval, args.children = 1.0, 1.0, 0
     result = asyncio.run(soak(args))
     print(json.dumps(result, indent=2))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
-    found = failures(result)
+    found = failures(result, args.short)
     print("soak: " + ("FAILED: " + ", ".join(found) if found else "all checks passed"))
     return 1 if found else 0
 

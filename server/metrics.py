@@ -385,14 +385,23 @@ def authorized(authorization: str | None, token: str) -> bool:
 #: The answer to a scrape without the token.
 UNAUTHORIZED = b'{"error":{"code":"unauthorized","message":"/metrics needs its bearer token"}}'
 NOT_HERE = b'{"error":{"code":"not_found","message":"/metrics is served on its own port"}}'
+#: The answer on the API's port when neither ``--metrics-port`` nor ``--metrics-token`` is
+#: set: the API's port is public, and an anonymous scrape costs a full exposition.
+OFF = (
+    b'{"error":{"code":"not_found","message":"/metrics is off on this port:'
+    b' set --metrics-port or --metrics-token"}}'
+)
 
 
 async def endpoint(request: Request) -> Response:
-    """``GET /metrics`` on the API's port: 404 when ``--metrics-port`` serves it, 401
-    without ``--metrics-token``'s token when one is set."""
+    """``GET /metrics`` on the API's port: 404 when ``--metrics-port`` serves it or
+    neither it nor ``--metrics-token`` is set (never anonymous on the public port), 401
+    without ``--metrics-token``'s token."""
     settings = request.app.state.settings
     if settings.metrics_port:
         return Response(NOT_HERE, 404, media_type="application/json")
+    if not settings.metrics_token:
+        return Response(OFF, 404, media_type="application/json")
     if not authorized(request.headers.get("authorization"), settings.metrics_token):
         return Response(UNAUTHORIZED, 401, media_type="application/json")
     return Response(exposition(), media_type=CONTENT_TYPE_LATEST)

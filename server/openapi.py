@@ -983,8 +983,14 @@ def openapi_document() -> dict[str, Any]:
             },
             "/metrics": {
                 "get": {
-                    "summary": "Prometheus metrics of every worker (text exposition format)",
-                    "responses": {"200": {"description": "the metrics"}},
+                    "summary": "Prometheus metrics of every worker (text exposition format), "
+                    "with the bearer token of --metrics-token; 404 on this port without it or "
+                    "with --metrics-port",
+                    "responses": {
+                        "200": {"description": "the metrics"},
+                        "401": {"description": "no or another token than --metrics-token's"},
+                        "404": {"description": "not served on this port"},
+                    },
                 }
             },
             "/v1/players": {

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis, RedisCluster
 from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
+from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
 from redis.crc import key_slot
 from redis.exceptions import NoScriptError, ResponseError
 
@@ -33,6 +33,10 @@ CONNECT_TIMEOUT = 5
 #: Seconds a connection may sit idle before its next command is preceded by a PING
 #: (redis-py's health check).  Not on pub/sub connections: see :meth:`RedisNodes.subscriber`.
 HEALTH_CHECK_INTERVAL: float = 10
+#: Times a command on the standalone pool is sent again after its connection failed (each
+#: after a reconnection, 10-100 ms apart): enough for the connections a restart closed,
+#: short enough that an outage is answered ``store_unavailable`` within a second.
+RECONNECT_RETRIES = 3
 
 T = TypeVar("T")
 
@@ -47,12 +51,16 @@ def connect(url: str, cluster: bool) -> Any:
             health_check_interval=HEALTH_CHECK_INTERVAL,
         )
     # A blocking pool waits for a free connection where the default one fails
-    # ("Too many connections") under a few hundred busy clients.
+    # ("Too many connections") under a few hundred busy clients.  Its connections retry
+    # a command once reconnected (a pool made apart from its client gets no retry from
+    # redis-py): after a Redis restart each connection it closed would fail its next
+    # command, a 503 with Redis back (the soak found it).
     pool = BlockingConnectionPool.from_url(
         url,
         max_connections=MAX_CONNECTIONS,
         timeout=CONNECT_TIMEOUT,
         health_check_interval=HEALTH_CHECK_INTERVAL,
+        retry=Retry(ExponentialWithJitterBackoff(base=0.01, cap=0.1), RECONNECT_RETRIES),
     )
     return metrics.MeasuredRedis.from_pool(pool)  # owns the pool: aclose() closes it
 
@@ -139,9 +147,32 @@ class RedisNodes:
         raise ResponseError(f"the slot of {key} kept moving")
 
     async def refresh(self) -> None:
-        """Learn the cluster's layout anew (after a failover or a slot migration)."""
-        if self.cluster:
+        """Learn the cluster's layout anew if it changed (a failover, a slot migration).
+        Only then: redis-py's ``initialize`` marks every pooled connection of every node
+        for reconnection, moved or not, and the hub checks the layout every few seconds
+        and at each channel a failover drops, so the next commands each paid a
+        reconnection (the soak's first subscribes after a promotion: 4-6x a fresh
+        server's)."""
+        if self.cluster and await self._layout_changed():
             await self.client.nodes_manager.initialize()
+
+    async def _layout_changed(self) -> bool:
+        """Whether ``CLUSTER SLOTS`` (one command, on a pooled connection of some node)
+        names another primary than the one this process knows for some slot range."""
+        manager = self.client.nodes_manager
+        ranges = await self.client.execute_command(
+            "CLUSTER SLOTS", target_nodes=RedisCluster.RANDOM
+        )  # redis-py's reply: {(start, end): {"primary": (host, port), ...}}
+        for (start, end), nodes in ranges.items():
+            host, port = nodes["primary"]
+            if not host:
+                return True  # a node that does not know its address: learn it all anew
+            name = "{}:{}".format(*manager.remap_host_port(host, int(port)))
+            for slot in (int(start), int(end)):
+                known = manager.slots_cache.get(slot)
+                if not known or known[0].name != name:
+                    return True
+        return False
 
     async def aclose(self) -> None:
         clients = [*self._clients.values(), *self._subscribers.values()]

@@ -26,6 +26,7 @@ from server import daily
 from server.app import create_app
 from server.config import Settings
 from server.leaderboard import review_keys
+from server.metrics import exposition
 from server.operator import credentials, review
 from server.operator.actions import Operations
 from server.operator.postclose import PostCloseAuditor
@@ -143,7 +144,7 @@ async def test_after_the_close_the_forged_is_voided_the_scripted_flagged_the_hon
     # A restart audits nothing twice: the day is done.
     assert await app.state.postclose.audit_day(GAME, DAY)
     assert app.state.postclose.audited == 4
-    metrics = (await http.get("/metrics")).text
+    metrics = exposition().decode()  # the in-process server's (its /metrics is off)
     for name in (
         'solitaire_postclose_audits_total{outcome="flagged"}',
         'solitaire_review_flags_total{signal="inhuman_speed"}',

@@ -28,6 +28,10 @@ from server.dailies import load_choice
 from server.logs import ContextFilter, JsonFormatter, RequestIds, request_id
 from server.testing import free_port
 
+#: The first test's ``--metrics-token`` (without one the API's port serves no metrics).
+METRICS_TOKEN = "5b1e9d0c7a3f4e2d8c6b0a9f1e2d3c4b"
+SCRAPER = {"Authorization": f"Bearer {METRICS_TOKEN}"}
+
 
 def samples(text: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
     """(sample name, labels) -> value."""
@@ -51,7 +55,16 @@ async def recv(ws, kind: str) -> dict:  # type: ignore[no-untyped-def]
 
 async def test_metrics_count_every_workers_moves_connections_and_redis(tmp_path: Path) -> None:
     async with (
-        started("--data-dir", str(tmp_path), "--workers", "2", "--log-format", "json") as server,
+        started(
+            "--data-dir",
+            str(tmp_path),
+            "--workers",
+            "2",
+            "--log-format",
+            "json",
+            "--metrics-token",
+            METRICS_TOKEN,
+        ) as server,
         httpx.AsyncClient(base_url=server.base_url, timeout=10) as http,
     ):
         player = (await http.post("/v1/players")).json()
@@ -94,10 +107,10 @@ async def test_metrics_count_every_workers_moves_connections_and_redis(tmp_path:
             )
             assert stale.status_code == 409
             # Both sockets are open now, whichever worker holds them.
-            found = samples((await http.get("/metrics")).text)
+            found = samples((await http.get("/metrics", headers=SCRAPER)).text)
             assert value(found, "solitaire_websocket_connections") == 2
         await asyncio.sleep(metrics.FLUSH_INTERVAL + 0.5)  # each worker handed over its tallies
-        found = samples((await http.get("/metrics")).text)
+        found = samples((await http.get("/metrics", headers=SCRAPER)).text)
         accepted = {"outcome": "accepted", "code": ""}
         assert value(found, "solitaire_moves_total", transport="websocket", **accepted) == 3
         assert value(found, "solitaire_moves_total", transport="rest", **accepted) == 2
@@ -112,7 +125,7 @@ async def test_metrics_count_every_workers_moves_connections_and_redis(tmp_path:
         assert value(found, "solitaire_redis_command_seconds_count", command="pipeline") >= 5
         assert value(found, "solitaire_http_requests_total", status="409") == 1
         await asyncio.sleep(0.2)  # the sockets' close reaches the server
-        found = samples((await http.get("/metrics")).text)
+        found = samples((await http.get("/metrics", headers=SCRAPER)).text)
         assert value(found, "solitaire_websocket_connections") == 0
 
         # An open day's ranked game: its seed must never be logged.

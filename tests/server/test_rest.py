@@ -138,6 +138,16 @@ async def test_game_flow(api: Api, http, name: str) -> None:
     assert len(log["moves"]) == version
 
 
+async def test_metrics_are_off_on_the_api_port_by_default(http) -> None:
+    """Neither ``--metrics-port`` nor ``--metrics-token``: the public port serves no
+    metrics to anyone (an anonymous scrape cost a full exposition each)."""
+    for headers in ({}, bearer("anything")):
+        answer = await http.get("/metrics", headers=headers)
+        assert answer.status_code == 404, answer.text
+        assert error_code(answer) == "not_found" and "--metrics-token" in answer.text
+        assert "solitaire_" not in answer.text
+
+
 async def test_random_seed_when_none_given(api: Api) -> None:
     owner = await api.player()
     first = await api.create_game(owner, "balcony")

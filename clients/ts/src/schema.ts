@@ -666,7 +666,7 @@ export interface Operations {
     response: void;
     auth: "none";
   };
-  /** Prometheus metrics of every worker (text exposition format) */
+  /** Prometheus metrics of every worker (text exposition format), with the bearer token of --metrics-token; 404 on this port without it or with --metrics-port */
   "GET /metrics": {
     response: void;
     auth: "none";
