@@ -350,6 +350,9 @@ class ColoradoModel(Model):
             if pile in seen:
                 continue
             seen.add(pile)
+            if not pile:  # only in a constructed position: buries nothing, so first
+                ranked.append(((-1, 0), slot))
+                continue
             covered = self._distance(state, pile[-1])
             ranked.append(((0, covered) if covered > need else (1, -covered), slot))
         ranked.sort()
