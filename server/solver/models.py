@@ -261,14 +261,23 @@ class ColoradoModel(Model):
     themselves, and all tableau piles.  Each suit's 26 cards fill its ace pile and its
     king pile, one copy of each rank in each.
 
-    Safe move: a tableau top card ``c`` to the foundation ``F`` that takes it, when the
-    other copy of ``c`` is already on the other pile of its suit (so ``c`` can only ever go
-    to ``F``, and ``F`` waits for it) and the move empties no pile while the stock has
-    cards (so it triggers no refill).  Any winning line from before the move still works
-    after it, with its own move of ``c`` to ``F`` left out: ``F`` takes nothing else
-    until then, every other top card is the same, and stock cards that the line puts on
-    ``c`` land on the card below it instead, which the line never touches before ``c``
-    leaves.
+    Safe moves (played alone, without trying the alternatives):
+
+    * a tableau top card ``c`` to the foundation ``F`` that takes it, when the other copy
+      of ``c`` is already on the other pile of its suit (so ``c`` can only ever go to
+      ``F``, and ``F`` waits for it) and the move empties no pile while the stock has
+      cards (so it triggers no refill).  Any winning line from before the move still
+      works after it, with its own move of ``c`` to ``F`` left out: ``F`` takes nothing
+      else until then, every other top card is the same, and stock cards that the line
+      puts on ``c`` land on the card below it instead, which the line never touches
+      before ``c`` leaves.
+    * the stock's card ``c`` to the foundation ``F`` that takes it, on the same
+      condition.  A winning line from before puts ``c`` on some pile ``P`` (or on ``F``:
+      the same move) and later moves it to ``F``, as nothing else can take it; after the
+      move the same line wins with those two moves left out: ``F`` waits for ``c`` alone,
+      the next stock card comes up at the same point of the line, and what the line
+      puts on ``c`` meanwhile lands on ``P``'s card below it, which the line does not
+      touch before ``c`` leaves.
     """
 
     def __init__(self, game: Game) -> None:
@@ -339,6 +348,8 @@ class ColoradoModel(Model):
         card = stock[-1]
         source = self.stock << 6
         for target in takes.get(card, ()):
+            if self._placed(state, card, target):
+                return [source | target]
             moves.append(source | target)
         # The stock's card on a tableau pile: bury the top card needed last first;
         # piles with the same cards give the same position, so one of them is tried.
