@@ -314,20 +314,29 @@ class ColoradoModel(Model):
                 return (rank >= 14 - len(pile)) if group is _KINGS else rank <= len(pile)
         return False
 
-    def _distance(self, state: State, face: int) -> int:
+    @staticmethod
+    def _levels(state: State) -> tuple[list[int], list[int]]:
+        """Per suit, the rank its ace pile has reached (0: not started) and the rank its
+        king pile has come down to (14: not started)."""
+        ups, downs = [0, 0, 0, 0], [14, 14, 14, 14]
+        for slot in _ACES:
+            pile = state[slot]
+            if pile:
+                ups[pile[0] // 13] = len(pile)
+        for slot in _KINGS:
+            pile = state[slot]
+            if pile:
+                downs[pile[0] // 13] = 14 - len(pile)
+        return ups, downs
+
+    @staticmethod
+    def _distance(levels: tuple[list[int], list[int]], face: int) -> int:
         """How many cards of the suit must reach the foundations before ``face`` can."""
         suit, rank = divmod(face, 13)
         rank += 1
-        up, down = rank - 1, 13 - rank
-        for slot in _ACES:
-            pile = state[slot]
-            if pile and pile[0] // 13 == suit:
-                up = rank - len(pile) - 1 if rank > len(pile) else 99
-        for slot in _KINGS:
-            pile = state[slot]
-            if pile and pile[0] // 13 == suit:
-                top = 14 - len(pile)
-                down = top - rank - 1 if rank < top else 99
+        reached, lowest = levels[0][suit], levels[1][suit]
+        up = rank - reached - 1 if rank > reached else 99
+        down = lowest - rank - 1 if rank < lowest else 99
         return min(up, down)
 
     def moves(self, state: State) -> list[int]:
@@ -355,7 +364,8 @@ class ColoradoModel(Model):
         # piles with the same cards give the same position, so one of them is tried.
         seen: set[tuple[int, ...]] = set()
         ranked = []
-        need = self._distance(state, card)
+        levels = self._levels(state)
+        need = self._distance(levels, card)
         for slot in self.tableau:
             pile = state[slot]
             if pile in seen:
@@ -364,7 +374,7 @@ class ColoradoModel(Model):
             if not pile:  # only in a constructed position: buries nothing, so first
                 ranked.append(((-1, 0), slot))
                 continue
-            covered = self._distance(state, pile[-1])
+            covered = self._distance(levels, pile[-1])
             ranked.append(((0, covered) if covered > need else (1, -covered), slot))
         ranked.sort()
         moves.extend(source | slot for _, slot in ranked)
