@@ -184,6 +184,11 @@ TABLE_NOTES = {
         "Matrimony: a loss is only provable by searching every interleaving of plays with "
         "the deals and redeals; its unknown deals are neither won nor proven lost."
     ),
+    "colorado": (
+        "Colorado: no loss is proven in budget (the stock's 84 cards each go on a "
+        "foundation or any of 20 piles); its unknown deals are neither won nor proven "
+        "lost, so the seed's 50 % lies inside the interval but is not confirmed."
+    ),
 }
 
 
@@ -235,7 +240,9 @@ def render_table(results: dict[str, list[dict[str, Any]]], command: str, budget:
         "```",
         "",
         f"Deals are seeds `{DEFAULT_PREFIX}1` … `{DEFAULT_PREFIX}N` of each game, each solved by "
-        f"`server.solver.solve` with perfect information for at most {budget:g} s of CPU.",
+        f"`server.solver.solve` with perfect information for at most {budget:g} s of CPU "
+        f"(so a full regeneration costs at most deals × {budget:g} s of CPU a game, "
+        "and a rerun only solves the deals missing from the results files).",
         "*Won*: a winning line was found and replayed by the rules engine; *lost*: a complete "
         "search found none (no budget cut); *unknown*: the budget ran out first.",
         "*Win rate*: the won share, then a 95 % interval from the Wilson lower bound of the "

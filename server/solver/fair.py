@@ -19,12 +19,15 @@ from typing import Any
 
 from protocol.cards import RANKS, parse_card
 from server.rules import Game, game_class
+from server.solver.models import model_for
 from server.solver.search import SOLVED, Budget, solve
 
 #: Positions searched per sample by default, and samples per piece of advice: about
 #: 0.3 s per piece of advice on one core (``benchmarks/solver.py``).
 SAMPLE_NODES = 1_500
 SAMPLES = 8
+#: Fewest positions searched after each candidate move in each sample (per-move advice).
+MIN_MOVE_NODES = 60
 
 
 @dataclass(frozen=True)
@@ -125,28 +128,97 @@ def advise(
     samples: int = SAMPLES,
     sample_nodes: int = SAMPLE_NODES,
     out_of_time: Callable[[], bool] | None = None,
+    per_move: bool = True,
 ) -> Advice:
     """Recommend a move for game ``name`` from the player's ``view`` (``Game.view()``).
 
-    Draws ``samples`` stock orders with ``rng`` and searches each for at most
-    ``sample_nodes`` positions; ``out_of_time`` (optional, the caller's clock) stops early,
-    after at least one sample.  The same view, rng state and budget give the same advice.
+    Draws ``samples`` stock orders with ``rng``.  With ``per_move`` (the default), every
+    move the search model would try from the position is played in every sample and the
+    position after it solved, the ``samples * sample_nodes`` positions shared among them:
+    the move won in most samples is recommended (ties: the highest total best score, then
+    the shortest winning lines, then the model's order), so one sample's lucky line no
+    longer decides.  Without it (the first version, kept as the benchmark's baseline),
+    each sample is solved once and the first move of the winning lines found most often
+    is recommended.  ``out_of_time`` (optional, the caller's clock) stops early, after at
+    least one sample.  The same view, rng state and budget give the same advice.
     """
     hidden = hidden_cards(name, view)
+    games = []
+    for _ in range(samples):
+        stock = list(hidden)
+        rng.shuffle(stock)
+        games.append(game_from_view(name, view, stock))
+    first = games[0]
+    if first.is_over:
+        return Advice(None, 1.0 if first.status == "won" else 0.0, 0, 0, first.score)
+    if per_move:
+        return _advise_per_move(games, sample_nodes, out_of_time)
+    return _advise_by_lines(games, sample_nodes, out_of_time)
+
+
+def _candidates(game: Game) -> list[str]:
+    """The distinct moves the search model tries from ``game`` (one stands for moves
+    that give the same position up to symmetry), in its order; its safe move alone."""
+    model = model_for(game)
+    texts = [model.text(move) for move in model.moves(model.state_of(game))]
+    return list(dict.fromkeys(texts)) or [str(move) for move in game.legal_moves()[:1]]
+
+
+def _advise_per_move(
+    games: list[Game], sample_nodes: int, out_of_time: Callable[[], bool] | None
+) -> Advice:
+    candidates = _candidates(games[0])
+    nodes = max(MIN_MOVE_NODES, sample_nodes // len(candidates))
+    # per move: [wins, total best score, total winning-line length]
+    tally = {move: [0, 0, 0] for move in candidates}
+    done = best = 0
+    for game in games:
+        if done and out_of_time is not None and out_of_time():
+            break
+        if len(candidates) == 1:
+            result = solve(game, Budget(nodes=sample_nodes, out_of_time=out_of_time))
+            entry = tally[candidates[0]]
+            entry[0] += result.won
+            entry[1] += result.best_score
+            best = max(best, result.best_score)
+            done += 1
+            continue
+        for move in candidates:
+            after = game.copy()
+            after.play(move)
+            result = solve(after, Budget(nodes=nodes, out_of_time=out_of_time))
+            entry = tally[move]
+            if result.won and result.moves is not None:
+                entry[0] += 1
+                entry[2] += len(result.moves)
+            entry[1] += result.best_score
+            best = max(best, result.best_score)
+        done += 1
+    move = min(
+        candidates,
+        key=lambda m: (-tally[m][0], -tally[m][1], tally[m][2], candidates.index(m)),
+    )
+    wins = tally[move][0]
+    return Advice(
+        move=move,
+        win_chance=wins / done if done else 0.0,
+        wins=wins,
+        samples=done,
+        best_score=best,
+        votes={m: (tally[m][0], tally[m][1]) for m in candidates},
+    )
+
+
+def _advise_by_lines(
+    games: list[Game], sample_nodes: int, out_of_time: Callable[[], bool] | None
+) -> Advice:
     votes: dict[str, list[int]] = {}
     order: list[str] = []
     wins = done = best = 0
-    fallback: str | None = None
-    for _ in range(samples):
+    fallback = games[0].legal_moves()[0]
+    for game in games:
         if done and out_of_time is not None and out_of_time():
             break
-        stock = list(hidden)
-        rng.shuffle(stock)
-        game = game_from_view(name, view, stock)
-        if game.is_over:
-            return Advice(None, 1.0 if game.status == "won" else 0.0, 0, 0, game.score)
-        if fallback is None:
-            fallback = game.legal_moves()[0]
         result = solve(game, Budget(nodes=sample_nodes, out_of_time=out_of_time))
         done += 1
         best = max(best, result.best_score)

@@ -261,14 +261,23 @@ class ColoradoModel(Model):
     themselves, and all tableau piles.  Each suit's 26 cards fill its ace pile and its
     king pile, one copy of each rank in each.
 
-    Safe move: a tableau top card ``c`` to the foundation ``F`` that takes it, when the
-    other copy of ``c`` is already on the other pile of its suit (so ``c`` can only ever go
-    to ``F``, and ``F`` waits for it) and the move empties no pile while the stock has
-    cards (so it triggers no refill).  Any winning line from before the move still works
-    after it, with its own move of ``c`` to ``F`` left out: ``F`` takes nothing else
-    until then, every other top card is the same, and stock cards that the line puts on
-    ``c`` land on the card below it instead, which the line never touches before ``c``
-    leaves.
+    Safe moves (played alone, without trying the alternatives):
+
+    * a tableau top card ``c`` to the foundation ``F`` that takes it, when the other copy
+      of ``c`` is already on the other pile of its suit (so ``c`` can only ever go to
+      ``F``, and ``F`` waits for it) and the move empties no pile while the stock has
+      cards (so it triggers no refill).  Any winning line from before the move still
+      works after it, with its own move of ``c`` to ``F`` left out: ``F`` takes nothing
+      else until then, every other top card is the same, and stock cards that the line
+      puts on ``c`` land on the card below it instead, which the line never touches
+      before ``c`` leaves.
+    * the stock's card ``c`` to the foundation ``F`` that takes it, on the same
+      condition.  A winning line from before puts ``c`` on some pile ``P`` (or on ``F``:
+      the same move) and later moves it to ``F``, as nothing else can take it; after the
+      move the same line wins with those two moves left out: ``F`` waits for ``c`` alone,
+      the next stock card comes up at the same point of the line, and what the line
+      puts on ``c`` meanwhile lands on ``P``'s card below it, which the line does not
+      touch before ``c`` leaves.
     """
 
     def __init__(self, game: Game) -> None:
@@ -305,20 +314,29 @@ class ColoradoModel(Model):
                 return (rank >= 14 - len(pile)) if group is _KINGS else rank <= len(pile)
         return False
 
-    def _distance(self, state: State, face: int) -> int:
+    @staticmethod
+    def _levels(state: State) -> tuple[list[int], list[int]]:
+        """Per suit, the rank its ace pile has reached (0: not started) and the rank its
+        king pile has come down to (14: not started)."""
+        ups, downs = [0, 0, 0, 0], [14, 14, 14, 14]
+        for slot in _ACES:
+            pile = state[slot]
+            if pile:
+                ups[pile[0] // 13] = len(pile)
+        for slot in _KINGS:
+            pile = state[slot]
+            if pile:
+                downs[pile[0] // 13] = 14 - len(pile)
+        return ups, downs
+
+    @staticmethod
+    def _distance(levels: tuple[list[int], list[int]], face: int) -> int:
         """How many cards of the suit must reach the foundations before ``face`` can."""
         suit, rank = divmod(face, 13)
         rank += 1
-        up, down = rank - 1, 13 - rank
-        for slot in _ACES:
-            pile = state[slot]
-            if pile and pile[0] // 13 == suit:
-                up = rank - len(pile) - 1 if rank > len(pile) else 99
-        for slot in _KINGS:
-            pile = state[slot]
-            if pile and pile[0] // 13 == suit:
-                top = 14 - len(pile)
-                down = top - rank - 1 if rank < top else 99
+        reached, lowest = levels[0][suit], levels[1][suit]
+        up = rank - reached - 1 if rank > reached else 99
+        down = lowest - rank - 1 if rank < lowest else 99
         return min(up, down)
 
     def moves(self, state: State) -> list[int]:
@@ -339,18 +357,24 @@ class ColoradoModel(Model):
         card = stock[-1]
         source = self.stock << 6
         for target in takes.get(card, ()):
+            if self._placed(state, card, target):
+                return [source | target]
             moves.append(source | target)
         # The stock's card on a tableau pile: bury the top card needed last first;
         # piles with the same cards give the same position, so one of them is tried.
         seen: set[tuple[int, ...]] = set()
         ranked = []
-        need = self._distance(state, card)
+        levels = self._levels(state)
+        need = self._distance(levels, card)
         for slot in self.tableau:
             pile = state[slot]
             if pile in seen:
                 continue
             seen.add(pile)
-            covered = self._distance(state, pile[-1])
+            if not pile:  # only in a constructed position: buries nothing, so first
+                ranked.append(((-1, 0), slot))
+                continue
+            covered = self._distance(levels, pile[-1])
             ranked.append(((0, covered) if covered > need else (1, -covered), slot))
         ranked.sort()
         moves.extend(source | slot for _, slot in ranked)

@@ -88,3 +88,16 @@ def test_advice_on_a_finished_game() -> None:
     assert stuck.status == "stuck"
     advice = advise("gloucestershire", stuck.view(), random.Random(1))
     assert advice.move is None and advice.win_chance == 0.0
+
+
+@pytest.mark.parametrize("name", ("colorado", "balcony"))
+def test_every_candidate_move_is_judged_in_every_sample(name: str) -> None:
+    """Per-move advice: every distinct move the model tries is played in each sample and
+    the one won in most samples is recommended (one sample's line no longer decides)."""
+    game = new_game(name, "per-move-1")
+    advice = advise(name, game.view(), random.Random(3), samples=3, sample_nodes=600)
+    assert advice.samples == 3 and len(advice.votes) > 1
+    assert set(advice.votes) <= set(game.legal_moves())
+    assert advice.move is not None and advice.wins == advice.votes[advice.move][0]
+    ranked = max(advice.votes.values())
+    assert advice.votes[advice.move] == ranked

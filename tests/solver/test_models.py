@@ -7,6 +7,7 @@ import random
 import pytest
 
 from server.rules import GAME_NAMES, new_game
+from server.solver import Budget, solve
 from server.solver.models import model_for
 
 
@@ -47,3 +48,21 @@ def test_model_follows_the_engine(name: str) -> None:
                     assert child_key in keys or child_key == model.key(state), text
             game.play(rng.choice(legal))
     assert checked > 500
+
+
+def test_colorado_stock_card_onto_an_empty_pile() -> None:
+    """A constructed Colorado position with an empty tableau pile while the stock has cards
+    (the engine lets the stock's card go there): the model offers that placement once,
+    every offered move is legal, and the search runs."""
+    game = new_game("colorado", "t1")
+    game.stock.insert(0, game.tableau[3].pop())
+    game.stock.insert(0, game.tableau[9].pop())
+    game._refresh_status()
+    model = model_for(game)
+    state = model.state_of(game)
+    offered = [model.text(move) for move in model.moves(state)]
+    legal = game.legal_moves()
+    assert set(offered) <= set(legal)
+    empty = {"stock>tableau[3]", "stock>tableau[9]"}
+    assert len(empty & set(offered)) == 1
+    assert solve(game, Budget(nodes=2_000)).nodes > 0

@@ -10,6 +10,7 @@ from solver_testkit import late_position, plain_search, reversed_tableau
 from server.rules import GAME_NAMES, PLAYING, WON, new_game
 from server.solver import LOST, UNKNOWN, Budget, solve
 from server.solver import search as search_module
+from server.solver.models import model_for
 
 #: Deals each game's solver wins within a few thousand positions (found by a scan).
 QUICK_WINS = {
@@ -197,3 +198,31 @@ def test_a_bounded_transposition_table_keeps_verdicts(monkeypatch: pytest.Monkey
     for move in result.moves:
         won.play(move)
     assert won.status == WON
+
+
+def test_colorado_stock_safe_move_keeps_verdicts() -> None:
+    """The stock's card played alone to its foundation when the other copy is on the
+    other pile of its suit: positions near the end with two cards back in the stock (the
+    last one taken off a foundation on top, so the safe move applies), the odd ones with
+    their tableau turned over, solved with the model's reductions and by the plain search
+    on the engine (deals found by a scan: the safe move is offered, both verdicts occur,
+    the plain search fits its limit)."""
+    verdicts = []
+    for deal in (2, 3, 4, 6, 11, 21):
+        rng = random.Random(f"stock-safe-{deal}")
+        game = late_position("colorado", f"stock-safe-{deal}", 8, rng)
+        for _ in range(2):
+            source = rng.choice([f for f in game.foundations if f])
+            game.stock.append(source.pop())
+        game._refresh_status()
+        if deal % 2:
+            game = reversed_tableau(game)
+        model = model_for(game)
+        moves = model.moves(model.state_of(game))
+        assert len(moves) == 1 and model.text(moves[0]).startswith("stock>foundation")
+        expected = plain_search(game, limit=10_000)
+        assert expected is not None
+        result = solve(game)
+        assert result.verdict == ("won" if expected else LOST), (deal, game.table())
+        verdicts.append(result.verdict)
+    assert set(verdicts) == {"won", LOST}
