@@ -7,6 +7,7 @@ import { wireAccount } from './account.mjs';
 import { animateDeal, animateFrom, measure, motion, motionAllowed } from './animate.mjs';
 import { finishMove, safeMove } from './automove.mjs';
 import { canInteract, dragging, wireInput } from './input.mjs';
+import { sound, wireSettings } from './settings.mjs';
 import { Connection, RestClient, SolitaireError, applyCompact, expandMove, expandOps, socketUrl } from '/static/sdk/index.js';
 import {
   onReplayKey,
@@ -69,6 +70,7 @@ const state = {
   score: 0,
   legal: null, // {moves, version}: the owner's legal moves at that version
   pending: null, // the move in flight: {move_id, move, version}
+  queued: null, // a move made while another was in flight, sent once that one is answered
   connection: 'connecting', // connecting | online | offline | resyncing
   socketOpen: false,
   caughtUpAt: null, // version the current subscription must reach to be in sync
@@ -174,6 +176,9 @@ Object.defineProperty(window, '__client', {
     },
     get animations() {
       return motion.played;
+    },
+    get sounds() {
+      return sound.played;
     },
     get undoable() {
       return state.undoable;
@@ -321,7 +326,7 @@ function render(ops = null) {
  * one patch further -> only the piles its ops touched (animated); anything else -> all.
  */
 function drawTable(table, ops) {
-  const options = { compact: PHONE.matches, hints: state.games[state.game]?.piles };
+  const options = { compact: PHONE.matches, hints: state.games[state.game]?.piles, fit: state.settings.cardSize || 'auto' };
   const drawn = table.dataset.drawn;
   const now = `${state.gameId}@${viewStamp}`;
   const current = marks();
@@ -596,11 +601,21 @@ function onAccepted(message) {
   }
   checkLegalMoves();
   render();
+  sendQueued();
+}
+
+/** The move the player made while the last one was in flight, now that it is answered. */
+function sendQueued() {
+  const move = state.queued;
+  if (move === null || state.pending) return;
+  state.queued = null;
+  if (owner() && playing()) sendMove(move);
 }
 
 function onRejected(message) {
   if (state.pending && state.pending.move_id === message.move_id) {
     state.pending = null;
+    state.queued = null; // it was made on a table the server refused: not sent
     dropAhead(false);
   }
   const text = message.message || message.code;
@@ -747,6 +762,7 @@ function resetGame() {
     score: 0,
     legal: null,
     pending: null,
+    queued: null,
     caughtUpAt: null,
     selected: null,
     ahead: null,
@@ -1049,7 +1065,9 @@ function sendMove(move, { auto = false } = {}) {
   if (!owner()) return;
   if (!auto && move !== 'undo') state.autoPaused = false; // the player plays on: so may auto-play
   if (state.pending) {
-    say('Wait: the last move has not been answered yet.', 'info');
+    // Made while the last move is in flight (fast play): it goes once that one is answered.
+    if (auto) return;
+    state.queued = move;
     render();
     return;
   }
@@ -1260,6 +1278,7 @@ function main() {
     currentLegalMoves,
     owner,
     playing,
+    shownView,
     sendMove,
     say,
     announce,
@@ -1299,6 +1318,7 @@ function main() {
       scheduleAutoPlay();
     });
   }
+  wireSettings({ settings: state.settings, key: SETTINGS_KEY, $, render, closeMenu, changed: scheduleAutoPlay });
   PHONE.addEventListener('change', () => render());
   setInterval(() => {
     if (state.view && state.endedAt === null && state.startedAt !== null) renderTimer();
