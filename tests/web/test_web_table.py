@@ -25,7 +25,7 @@ FAN_SEEDS = ("fan-1", "fan-2", "fan-3")
 FAN_MOVES = 400
 #: Bound on a reloaded page's catching up with a game of a few hundred moves (a loaded machine).
 CATCH_UP_MS = 20000
-#: Auto-finish off: it would play cards home by itself (a deep column, the planned moves).
+#: Auto-finish off (the stored play settings).
 NO_AUTO_FINISH = """localStorage.setItem('patience.settings', '{"autoFinish": false}')"""
 
 
@@ -81,7 +81,11 @@ EXTENT = """
 
 def open_deal(web: Web, game: str, seed: str, moves: list[str]) -> None:
     """A new game of ``seed`` through the page, ``moves`` played over REST, then reloaded."""
+    before = web.client()["gameId"]
     web.new_game(game, seed)
+    # The same deal may be on the table already (at move 0): until the new game is.
+    web.wait("([id]) => window.__client.gameId !== id", [before])
+    web.wait_synced(0)
     game_id = web.client()["gameId"]
     headers = {"Authorization": f"Bearer {web.token()}"}
     with httpx.Client(base_url=web.base_url, headers=headers, timeout=5) as client:
@@ -89,16 +93,22 @@ def open_deal(web: Web, game: str, seed: str, moves: list[str]) -> None:
             body = {"move": move, "version": version}
             response = client.post(f"/v1/games/{game_id}/moves", json=body)
             assert response.status_code == 200, (move, response.text)
-    # Auto-finish off: it would play the deep column home after the reload.
-    web.page.evaluate(NO_AUTO_FINISH)
     web.page.reload()
     web.wait("window.__client && window.__client.connection === 'online'")
-    web.wait_synced(len(moves), timeout=CATCH_UP_MS)
+    try:
+        web.wait_synced(len(moves), timeout=CATCH_UP_MS)
+    except AssertionError as error:
+        state = {k: v for k, v in web.client().items() if k not in ("view", "legalMoves")}
+        raise AssertionError(f"{game} at {len(moves)} moves: the page is {state}") from error
 
 
 @pytest.mark.parametrize("size", list(VIEWPORTS))
 def test_every_table_fits_the_viewport_with_its_deepest_column(open_page: Any, size: str) -> None:
     web = open_page(reduced_motion="reduce", **VIEWPORTS[size])
+    # Auto-finish off before any game: the page would play the deep column home by itself.
+    web.page.evaluate(NO_AUTO_FINISH)
+    web.page.reload()
+    web.wait("window.__client && window.__client.connection === 'online'")
     rows = []
     for game in GAMES:
         seed, moves, depth = deepest_deal(game)
