@@ -6,6 +6,8 @@
 import { wireAccount } from './account.mjs';
 import { animateDeal, animateFrom, measure, motion, motionAllowed } from './animate.mjs';
 import { finishMove, safeMove } from './automove.mjs';
+import { canInteract, dragging, wireInput } from './input.mjs';
+import { sound, wireSettings } from './settings.mjs';
 import { Connection, RestClient, SolitaireError, applyCompact, expandMove, expandOps, socketUrl } from '/static/sdk/index.js';
 import {
   onReplayKey,
@@ -21,20 +23,17 @@ import { describeMove, formatClock, outcomeText, renderRules, walkthroughText } 
 import {
   GAME_TITLES,
   cardName,
-  pileDescription,
   pileName,
   pileRows,
   redrawPiles,
   renderTable,
   updateHints,
 } from './render.mjs';
-import { OutOfSync, applyOps, cardsAt, clone, parseAddress, parseMove, scoreOf } from './view.mjs';
+import { OutOfSync, applyOps, cardsAt, clone, parseMove, scoreOf } from './view.mjs';
 
 const TOKEN_KEY = 'patience.player';
 const SETTINGS_KEY = 'patience.settings';
 const WALKTHROUGH_KEY = 'patience.walkthrough-done';
-/** Two clicks (or taps) on one card within this long: send it to a foundation. */
-const DOUBLE_CLICK_MS = 400;
 /** The pause before an auto-move or auto-finish move, so the eye can follow it. */
 const AUTO_PLAY_MS = 140;
 const PHONE = window.matchMedia('(max-width: 600px)');
@@ -42,7 +41,6 @@ const CARDS = { empress_of_italy: 208, colorado: 104, gloucestershire: 104, matr
 /** After an `accepted` that is ahead of our view, how long to wait for its patch. */
 const PATCH_GRACE_MS = 2500;
 const MESSAGE_MS = 8000;
-const DRAG_THRESHOLD_PX = 6;
 /** A move with no answer after this long: the socket is taken for dead and restarted. */
 const MOVE_REPLY_MS = 8000;
 
@@ -72,6 +70,7 @@ const state = {
   score: 0,
   legal: null, // {moves, version}: the owner's legal moves at that version
   pending: null, // the move in flight: {move_id, move, version}
+  queued: null, // a move made while another was in flight, sent once that one is answered
   connection: 'connecting', // connecting | online | offline | resyncing
   socketOpen: false,
   caughtUpAt: null, // version the current subscription must reach to be in sync
@@ -177,6 +176,9 @@ Object.defineProperty(window, '__client', {
     },
     get animations() {
       return motion.played;
+    },
+    get sounds() {
+      return sound.played;
     },
     get undoable() {
       return state.undoable;
@@ -324,7 +326,7 @@ function render(ops = null) {
  * one patch further -> only the piles its ops touched (animated); anything else -> all.
  */
 function drawTable(table, ops) {
-  const options = { compact: PHONE.matches, hints: state.games[state.game]?.piles };
+  const options = { compact: PHONE.matches, hints: state.games[state.game]?.piles, fit: state.settings.cardSize || 'auto' };
   const drawn = table.dataset.drawn;
   const now = `${state.gameId}@${viewStamp}`;
   const current = marks();
@@ -599,11 +601,21 @@ function onAccepted(message) {
   }
   checkLegalMoves();
   render();
+  sendQueued();
+}
+
+/** The move the player made while the last one was in flight, now that it is answered. */
+function sendQueued() {
+  const move = state.queued;
+  if (move === null || state.pending) return;
+  state.queued = null;
+  if (owner() && playing()) sendMove(move);
 }
 
 function onRejected(message) {
   if (state.pending && state.pending.move_id === message.move_id) {
     state.pending = null;
+    state.queued = null; // it was made on a table the server refused: not sent
     dropAhead(false);
   }
   const text = message.message || message.code;
@@ -750,6 +762,7 @@ function resetGame() {
     score: 0,
     legal: null,
     pending: null,
+    queued: null,
     caughtUpAt: null,
     selected: null,
     ahead: null,
@@ -1029,14 +1042,13 @@ function newMoveId() {
 }
 
 /** Record how long from a click's event to the DOM showing its effect (benchmarks/web.py). */
-let clickStartedAt = null;
-let moveClickAt = null;
+const clickTiming = { startedAt: null, moveAt: null };
 
 function noteTiming(kind) {
-  const at = kind === 'select' ? clickStartedAt : moveClickAt;
+  const at = kind === 'select' ? clickTiming.startedAt : clickTiming.moveAt;
   if (at === null) return;
-  if (kind === 'confirmed') moveClickAt = null;
-  if (kind === 'select') clickStartedAt = null;
+  if (kind === 'confirmed') clickTiming.moveAt = null;
+  if (kind === 'select') clickTiming.startedAt = null;
   const clicks = state.timings.clicks;
   clicks.push({ kind, game: state.game, ms: performance.now() - at });
   if (clicks.length > 500) clicks.shift();
@@ -1053,7 +1065,9 @@ function sendMove(move, { auto = false } = {}) {
   if (!owner()) return;
   if (!auto && move !== 'undo') state.autoPaused = false; // the player plays on: so may auto-play
   if (state.pending) {
-    say('Wait: the last move has not been answered yet.', 'info');
+    // Made while the last move is in flight (fast play): it goes once that one is answered.
+    if (auto) return;
+    state.queued = move;
     render();
     return;
   }
@@ -1114,14 +1128,6 @@ function transmit(pending) {
   }, MOVE_REPLY_MS);
 }
 
-function legalFrom(address) {
-  return (currentLegalMoves() || []).filter((text) => text.startsWith(`${address}>`));
-}
-
-function canInteract() {
-  return owner() && playing() && state.view !== null;
-}
-
 // -- playing by itself: auto-move and auto-finish, one move at a time ----------------------
 
 let autoPlayTimer = null;
@@ -1134,7 +1140,7 @@ function scheduleAutoPlay() {
 }
 
 function autoPlay() {
-  if (!canInteract() || state.pending || state.caughtUpAt !== null || state.selected || drag) return;
+  if (!canInteract() || state.pending || state.caughtUpAt !== null || state.selected || dragging()) return;
   if (state.autoPaused) return; // after an undo: never play the undone move again by itself
   const legal = currentLegalMoves();
   if (!legal) return;
@@ -1143,214 +1149,6 @@ function autoPlay() {
     (state.settings.autoMove && safeMove(state.game, state.view, legal)) ||
     null;
   if (move) sendMove(move, { auto: true });
-}
-
-/** A move of the card at `address` to a foundation that takes it (the server's legal moves). */
-function homeMove(address) {
-  return legalFrom(address).find((move) => move.split('>')[1].startsWith('foundation')) || null;
-}
-
-let lastClick = { address: null, at: 0 };
-
-function onStockClick() {
-  const legal = currentLegalMoves() || [];
-  if (legal.includes('deal')) sendMove('deal');
-  else if (legal.includes('redeal')) sendMove('redeal');
-  else say('Nothing to deal.', 'info');
-}
-
-function onPileClick(address, onStockTopCard) {
-  if (!canInteract()) return;
-  const now = performance.now();
-  const again = lastClick.address === address && now - lastClick.at < DOUBLE_CLICK_MS;
-  lastClick = again ? { address: null, at: 0 } : { address, at: now };
-  if (again) {
-    const home = homeMove(address);
-    if (home) {
-      moveClickAt = clickStartedAt;
-      sendMove(home); // a double click or double tap: straight home
-      return;
-    }
-  }
-  if (address === 'stock' && !onStockTopCard && state.selected === null) {
-    onStockClick();
-    return;
-  }
-  if (state.selected === null) {
-    const cards = cardsAt(state.view, address);
-    if (cards.length === 0) return;
-    state.selected = address;
-    const targets = legalFrom(address).map((move) => pileName(move.split('>')[1]));
-    if (targets.length === 0) say('No legal move for that card.', 'info');
-    announce(
-      `${cardName(cards[cards.length - 1])} picked up from ${pileName(address)}; ` +
-        (targets.length ? `it can go to ${targets.join(', ')}.` : 'it cannot move now.'),
-    );
-    render();
-    noteTiming('select');
-    return;
-  }
-  if (state.selected === address) {
-    state.selected = null;
-    render();
-    return;
-  }
-  const move = `${state.selected}>${address}`;
-  const legal = currentLegalMoves() || [];
-  if (!legal.includes(move) && legalFrom(address).length > 0) {
-    state.selected = address; // another card the player may move: choose it instead
-    render();
-    noteTiming('select');
-    return;
-  }
-  moveClickAt = clickStartedAt;
-  sendMove(move); // legal, or the server says why not
-}
-
-// -- the keyboard: the table is one tab stop; arrows move between piles -----------------------
-
-const ARROWS = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
-
-function onTableKey(event) {
-  const pile = event.target.closest && event.target.closest('[data-pile]');
-  if (!pile || !state.view) return;
-  const address = pile.dataset.pile;
-  if (event.key in ARROWS) {
-    event.preventDefault();
-    const rows = pileRows(state.game, PHONE.matches);
-    const row = rows.findIndex((r) => r.includes(address));
-    if (row < 0) return;
-    const [dr, dc] = ARROWS[event.key];
-    let next = address;
-    if (dc) {
-      const col = rows[row].indexOf(address) + dc;
-      if (col >= 0 && col < rows[row].length) next = rows[row][col];
-    } else {
-      const target = rows[row + dr];
-      if (target) {
-        // The pile in that row nearest on screen (rows differ in length).
-        const x = pile.getBoundingClientRect().left;
-        next = target.reduce((best, candidate) => {
-          const node = document.querySelector(`[data-pile="${CSS.escape(candidate)}"]`);
-          const distance = node ? Math.abs(node.getBoundingClientRect().left - x) : Infinity;
-          return distance < best.distance ? { address: candidate, distance } : best;
-        }, { address: target[0], distance: Infinity }).address;
-      }
-    }
-    focusPile(next);
-  } else if (event.key === 'Enter' || event.key === ' ') {
-    event.preventDefault();
-    if (!canInteract()) {
-      announce(pileDescription(address, state.view));
-      return;
-    }
-    if (address === 'stock' && state.selected === null && !state.view.stock?.top) {
-      onStockClick();
-      return;
-    }
-    if (state.selected === null && homeMove(address) && event.shiftKey) {
-      sendMove(homeMove(address)); // Shift+Enter: straight home, like a double click
-      return;
-    }
-    onPileClick(address, address === 'stock');
-  }
-}
-
-function focusPile(address) {
-  state.focus = address;
-  const table = $('table');
-  for (const node of table.querySelectorAll('[data-pile]')) {
-    node.tabIndex = node.dataset.pile === address ? 0 : -1;
-  }
-  table.querySelector(`[data-pile="${CSS.escape(address)}"]`)?.focus();
-}
-
-let drag = null;
-let suppressClick = false;
-
-function onPointerDown(event) {
-  if (event.button !== 0 || !canInteract()) return;
-  const card = event.target.closest('.card.top');
-  const pile = card && card.closest('[data-pile]');
-  if (!pile) return;
-  drag = { pointerId: event.pointerId, from: pile.dataset.pile, card, x: event.clientX, y: event.clientY, ghost: null, over: null };
-}
-
-function startDrag(event) {
-  const rect = drag.card.getBoundingClientRect();
-  const ghost = drag.card.cloneNode(true);
-  ghost.classList.add('ghost');
-  ghost.removeAttribute('data-testid');
-  ghost.style.width = `${rect.width}px`;
-  ghost.style.height = `${rect.height}px`;
-  drag.dx = event.clientX - rect.left;
-  drag.dy = event.clientY - rect.top;
-  document.body.append(ghost);
-  drag.ghost = ghost;
-  state.selected = drag.from;
-  render();
-  document.body.classList.add('dragging');
-}
-
-function onPointerMove(event) {
-  if (!drag || event.pointerId !== drag.pointerId) return;
-  if (!drag.ghost) {
-    if (Math.hypot(event.clientX - drag.x, event.clientY - drag.y) < DRAG_THRESHOLD_PX) return;
-    startDrag(event);
-  }
-  event.preventDefault();
-  drag.ghost.style.transform = `translate(${event.clientX - drag.dx}px, ${event.clientY - drag.dy}px)`;
-  const over = pileAt(event.clientX, event.clientY);
-  if (over !== drag.over) {
-    document.querySelectorAll('.pile.hover').forEach((node) => node.classList.remove('hover'));
-    if (over) document.querySelector(`[data-pile="${over}"]`)?.classList.add('hover');
-    drag.over = over;
-  }
-}
-
-function pileAt(x, y) {
-  const node = document.elementFromPoint(x, y);
-  const pile = node && node.closest('[data-pile]');
-  return pile ? pile.dataset.pile : null;
-}
-
-function endDrag(event, drop) {
-  if (!drag || event.pointerId !== drag.pointerId) return;
-  const { ghost, from } = drag;
-  drag = null;
-  if (!ghost) return; // a click, handled by the click listener
-  ghost.remove();
-  document.body.classList.remove('dragging');
-  document.querySelectorAll('.pile.hover').forEach((node) => node.classList.remove('hover'));
-  suppressClick = true;
-  setTimeout(() => {
-    suppressClick = false;
-  }, 0);
-  const to = drop ? pileAt(event.clientX, event.clientY) : null;
-  if (to && to !== from && parseAddress(to)) {
-    sendMove(`${from}>${to}`); // legal or not: the server decides, and says why not
-  } else {
-    state.selected = null;
-    render();
-  }
-}
-
-function onTableClick(event) {
-  clickStartedAt = event.timeStamp;
-  if (suppressClick) {
-    suppressClick = false;
-    return;
-  }
-  const pile = event.target.closest('[data-pile]');
-  if (!pile) {
-    if (state.selected) {
-      state.selected = null;
-      render();
-    }
-    return;
-  }
-  state.focus = pile.dataset.pile;
-  onPileClick(pile.dataset.pile, Boolean(event.target.closest('.stock-top')));
 }
 
 // -- buttons and start-up -------------------------------------------------------------------------
@@ -1472,16 +1270,20 @@ function openRules(game) {
 }
 
 function main() {
-  const table = $('table');
-  table.addEventListener('click', onTableClick);
-  table.addEventListener('pointerdown', onPointerDown);
-  window.addEventListener('pointermove', onPointerMove, { passive: false });
-  window.addEventListener('pointerup', (event) => endDrag(event, true));
-  window.addEventListener('pointercancel', (event) => endDrag(event, false));
-  table.addEventListener('keydown', onTableKey);
-  table.addEventListener('focusin', (event) => {
-    const pile = event.target.closest && event.target.closest('[data-pile]');
-    if (pile) state.focus = pile.dataset.pile;
+  wireInput({
+    state,
+    $,
+    phone: PHONE,
+    timing: clickTiming,
+    currentLegalMoves,
+    owner,
+    playing,
+    shownView,
+    sendMove,
+    say,
+    announce,
+    render,
+    noteTiming,
   });
   document.addEventListener('keydown', (event) => {
     if (state.page === 'replay' && onReplayKey(event)) return;
@@ -1516,6 +1318,7 @@ function main() {
       scheduleAutoPlay();
     });
   }
+  wireSettings({ settings: state.settings, key: SETTINGS_KEY, $, render, closeMenu, changed: scheduleAutoPlay });
   PHONE.addEventListener('change', () => render());
   setInterval(() => {
     if (state.view && state.endedAt === null && state.startedAt !== null) renderTimer();

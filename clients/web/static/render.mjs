@@ -2,6 +2,7 @@
 // Every pile element has data-pile="<address>" and every card data-card="<card text>".
 // Rendering takes a view and marks and emits nothing: input is main.mjs's business.
 
+import { fitTable, keepFitted } from './fit.mjs';
 import { cardInfo } from './view.mjs';
 
 const RANK_NAMES = { A: 'ace', J: 'jack', Q: 'queen', K: 'king' };
@@ -53,7 +54,7 @@ const columns = (from, to) => range(from, to).map((i) => ({ pile: T(i), kind: 'd
 const LAYOUTS = {
   balcony: {
     cols: 7,
-    depth: 4.6,
+    depth: 3.8,
     tall: 5.6,
     rows: [
       {
@@ -66,7 +67,7 @@ const LAYOUTS = {
   },
   empress_of_italy: {
     cols: 11,
-    depth: 4.2,
+    depth: 3.6,
     tall: 7.4,
     rows: [
       {
@@ -84,7 +85,7 @@ const LAYOUTS = {
     ],
     phone: {
       cols: 8,
-      depth: 3.6,
+      depth: 2.1,
       rows: [
         { label: ['stock', 'waste'], slots: [{ pile: 'stock', kind: 'stock' }, { pile: 'waste', kind: 'stack' }, { info: 'base_rank' }] },
         { label: ['reserve'], slots: [{ pile: 'reserve', kind: 'fan', span: 8 }] },
@@ -107,10 +108,22 @@ const LAYOUTS = {
       { label: ['tableau'], slots: columns(0, 10) },
       { slots: columns(10, 20) },
     ],
+    // Seven across: 20 columns in rows of 7, 7 and 6, the cards a finger's width.
+    phone: {
+      cols: 7,
+      depth: 2.2,
+      rows: [
+        { label: ['stock', 'foundation'], slots: [{ pile: 'stock', kind: 'stock' }, { gap: 1 }, ...stacks(0, 4, 'A ↑')] },
+        { slots: [{ gap: 3 }, ...stacks(4, 8, 'K ↓')] },
+        { label: ['tableau'], slots: columns(0, 7) },
+        { slots: columns(7, 14) },
+        { slots: columns(14, 20) },
+      ],
+    },
   },
   gloucestershire: {
     cols: 8,
-    depth: 5,
+    depth: 4.2,
     tall: 8.4,
     rows: [
       { label: ['foundation'], slots: [{ gap: 2 }, ...stacks(0, 4, 'A'), { gap: 2 }] },
@@ -227,7 +240,7 @@ export function updateMarks(root, marks) {
  * After a patch: redraw only the piles at `addresses` (and the info boxes), then the marks
  * everywhere. Returns false when the table is not drawn with this layout (draw it all).
  */
-export function redrawPiles(root, game, view, marks, addresses, { compact = false } = {}) {
+export function redrawPiles(root, game, view, marks, addresses, { compact = false, fit = null } = {}) {
   const layout = layoutOf(game, compact);
   if (!layout || root.dataset.game !== game || root.dataset.layoutKey !== layoutKey(game, compact)) return false;
   const slots = new Map();
@@ -246,6 +259,7 @@ export function redrawPiles(root, game, view, marks, addresses, { compact = fals
     }
   }
   updateMarks(root, marks);
+  if (fit) keepFitted(root, fit);
   return true;
 }
 
@@ -377,9 +391,10 @@ export function updateHints(root, hints) {
 /**
  * Draw `view` of `game` into `root` (replacing what was there).
  * marks: {selected, targets: Set, sources: Set, focus: address with tabindex 0, hint?}.
- * options: {compact: phone layout, hints: pile kind -> one-line rule (GET /v1/games)}.
+ * options: {compact: phone layout, hints: pile kind -> one-line rule (GET /v1/games),
+ * fit: null, or the card size setting ("auto", "large") to size the cards to the viewport}.
  */
-export function renderTable(root, game, view, marks, { compact = false, hints = null } = {}) {
+export function renderTable(root, game, view, marks, { compact = false, hints = null, fit = null } = {}) {
   const layout = layoutOf(game, compact);
   root.replaceChildren();
   if (!layout || !view) return;
@@ -390,7 +405,8 @@ export function renderTable(root, game, view, marks, { compact = false, hints = 
   root.style.setProperty('--tall', String(layout.tall || 6));
   for (const row of layout.rows) {
     if (row.label) root.append(rowLabel(row.label, hints));
-    const rowNode = el('div', 'row');
+    // A row of columns keeps the room of its deepest fan: the table does not jump as they grow.
+    const rowNode = el('div', row.slots.some((slot) => slot.kind === 'down') ? 'row columns' : 'row');
     const count = row.slots.reduce((sum, slot) => sum + (slot.span || slot.gap || 1), 0);
     rowNode.style.setProperty('--row-cols', String(count));
     for (const slot of row.slots) {
@@ -406,5 +422,6 @@ export function renderTable(root, game, view, marks, { compact = false, hints = 
     }
     root.append(rowNode);
   }
+  if (fit) fitTable(root, fit);
 }
 
