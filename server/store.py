@@ -132,7 +132,8 @@ return 1
 # watchers); and only
 # when there is one: id move id, ct client time, s status and sc score (when they change),
 # f true (the move finishes the game), r true (an undo reopens a stuck game), ob outbox
-# (the board entry this move calls for, written with it).  Times travel as strings: Lua numbers are doubles.
+# (the board entry this move calls for, written with it).  Times travel as strings: Lua
+# numbers are doubles.
 # A duplicate rewrites its move id's entry, so that a WAIT after it (durability 'replica')
 # waits for everything written before, the original move included.
 # 'diverged': the version is the expected one but the chain head is not, so the state
