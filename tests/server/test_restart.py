@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from server_support import Api, RunningServer, error_code
 
+from server.players import Players
 from server.rules import UNDO
 from server.testing import dailies_chosen
 
@@ -92,3 +93,21 @@ async def test_undo_takes_a_stuck_casual_game_back_into_play(api: Api, http) -> 
     # The audit replays the undo out of the stuck position like any other.
     audit = await http.post("/v1/audit", json={"game_id": game["id"]}, headers=owner.headers)
     assert audit.status_code == 200 and audit.json()["integrity"] == "pass", audit.text
+
+
+async def test_a_reopened_loss_gives_back_the_streak_it_broke(redis_client) -> None:
+    players = Players(redis_client)
+    for number in range(2):  # two wins: a streak of 2
+        await players.record_finish("p_reopen", f"g_{number}", "colorado", True, 104, number, 60)
+    await players.record_finish("p_reopen", "g_stuck", "colorado", False, 40, 5, 60)
+    assert (await players.stats("p_reopen"))["colorado"]["current_streak"] == 0
+    assert await players.reopen("p_reopen", "g_stuck", "colorado")
+    stats = (await players.stats("p_reopen"))["colorado"]
+    assert (stats["played"], stats["won"], stats["current_streak"]) == (2, 2, 2)
+    assert not await players.reopen("p_reopen", "g_stuck", "colorado")  # counted out once
+    # Its next end counts it again; a loss after a later win is not given back.
+    await players.record_finish("p_reopen", "g_stuck", "colorado", False, 41, 9, 60)
+    await players.record_finish("p_reopen", "g_win", "colorado", True, 104, 10, 60)
+    assert await players.reopen("p_reopen", "g_stuck", "colorado")
+    stats = (await players.stats("p_reopen"))["colorado"]
+    assert (stats["played"], stats["current_streak"], stats["best_streak"]) == (3, 1, 2)
