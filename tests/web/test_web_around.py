@@ -277,6 +277,7 @@ def test_a_daily_ends_with_rank_and_streak_then_stats_calendar_and_names(open_pa
     web.wait("/^\\d+ of \\d+/.test(document.querySelector('[data-testid=end-rank]').textContent)")
     rank = int(web.testid("end-rank").inner_text().split()[0])
     assert web.testid("end-daily-streak").inner_text().startswith("1 day")
+    assert re.fullmatch(r"in \d+:\d\d:\d\d|in \d+:\d\d", web.testid("end-next-daily").inner_text())
     headers = {"Authorization": f"Bearer {web.token()}"}
     refused = httpx.post(f"{web.base_url}/v1/games/{game_id}/restart", headers=headers, timeout=5)
     assert refused.status_code == 403 and refused.json()["error"]["code"] == "restart_ranked"

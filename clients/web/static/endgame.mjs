@@ -51,7 +51,7 @@ function fill(game) {
     ['Moves', String(game.moves)],
     ['Cards home', `${game.score} of ${game.total}`],
   ];
-  if (game.daily) rows.push(['Rank', '…'], ['Daily streak', '…']);
+  if (game.daily) rows.push(['Rank', '…'], ['Daily streak', '…'], ['Next daily', `in ${formatClock(untilTomorrowUtc())}`]);
   const list = $('end-summary');
   list.replaceChildren();
   for (const [name, value] of rows) {
@@ -59,7 +59,7 @@ function fill(game) {
     dt.textContent = name;
     const dd = document.createElement('dd');
     dd.textContent = value;
-    dd.dataset.testid = `end-${name.toLowerCase().replace(' ', '-')}`;
+    dd.dataset.testid = `end-${name.toLowerCase().replaceAll(' ', '-')}`;
     list.append(dt, dd);
   }
   $('end-share-text').textContent = '';
@@ -67,6 +67,12 @@ function fill(game) {
   fillButtons(game);
   if (game.daily) loadDailyStanding(game);
   summaryOf.game = game;
+}
+
+/** Milliseconds to the next daily (00:00 UTC). */
+function untilTomorrowUtc() {
+  const now = new Date();
+  return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - now.getTime();
 }
 
 /** What the share button copies: no seed, no game id of an open day's attempt. */
