@@ -283,6 +283,7 @@ ROUTES: list[Any] = [
     Route("/v1/games/{id}", rest.get_game, methods=["GET"]),
     Route("/v1/games/{id}/moves", rest.post_move, methods=["POST"]),
     Route("/v1/games/{id}/hint", rest.post_hint, methods=["POST"]),
+    Route("/v1/games/{id}/restart", rest.restart_game, methods=["POST"]),
     Route("/v1/games/{id}/log", rest.get_log, methods=["GET"]),
     Route("/v1/games/{id}/replay", rest.get_replay, methods=["GET"]),
     Route("/v1/games/{id}/verdict", rest.get_verdict, methods=["GET"]),

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import datetime as dt
 import json
 import logging
@@ -53,6 +54,12 @@ REFRESH_SECONDS = 600.0
 RETRY_SECONDS = 1.0
 #: Seconds :meth:`DailySelector.stop` waits for the task to end before cancelling it.
 STOP_SECONDS = 5.0
+#: A day already open with no choice (a fresh store): every game is first tried with this
+#: much time (seconds), and a choice that took less, cut short by nothing, is stored at
+#: once (the full budget would choose the same deal); the others then get the full budget.
+#: Most games' days are proven in well under a second (``BENCHMARKS.md``), so a fresh
+#: server opens most dailies within seconds instead of after every game's full selection.
+QUICK_SECONDS = 5.0
 #: ``Retry-After`` of ``daily_not_ready`` (ms).
 NOT_READY_RETRY_MS = 2000
 #: Children are forked from a server process that has imported this module once (the
@@ -97,6 +104,8 @@ class Choice:
     par: tuple[str, ...]
     candidates: int
     seconds: float
+    #: The time budget ended the search (not stored): a longer one might choose otherwise.
+    cut_short: bool = False
 
     @property
     def winnable(self) -> bool:
@@ -139,9 +148,12 @@ def choose(
     candidate so far is kept, as when the total time runs out."""
     started = time.monotonic()
     deadline = started + selection.seconds
+    cut = False
 
     def out_of_time() -> bool:
-        return stop() or time.monotonic() > deadline
+        nonlocal cut
+        cut = cut or stop() or time.monotonic() > deadline
+        return cut
 
     best: tuple[int, int, Result] | None = None  # (score, k, result)
     k = 0
@@ -174,6 +186,7 @@ def choose(
         par=tuple(line),
         candidates=k,
         seconds=round(time.monotonic() - started, 3),
+        cut_short=cut,
     )
 
 
@@ -220,8 +233,10 @@ class DailySelector:
         secret: bytes,
         selection: DailySelection,
         clock: Callable[[], int],
+        quick_seconds: float = QUICK_SECONDS,
     ) -> None:
         self.redis = redis
+        self.quick_seconds = quick_seconds
         self.secret = secret
         self.selection = selection
         #: Unix ms (the service's clock: tests move it).
@@ -286,7 +301,7 @@ class DailySelector:
                     self._wake.wait(), RETRY_SECONDS if pending else REFRESH_SECONDS
                 )
 
-    async def _choose(self, game: str, date: str) -> Choice:
+    async def _choose(self, game: str, date: str, selection: DailySelection) -> Choice:
         """:func:`choose` in the selection process."""
         if self._processes is None:
             self._processes = ProcessPoolExecutor(
@@ -297,7 +312,7 @@ class DailySelector:
             )
         try:
             return await asyncio.get_running_loop().run_in_executor(
-                self._processes, choose_in_process, self.secret, game, date, self.selection
+                self._processes, choose_in_process, self.secret, game, date, selection
             )
         except BrokenProcessPool:
             self._processes = None  # the process died (killed?): a new one next time
@@ -309,6 +324,10 @@ class DailySelector:
         today = daily.today(self.clock())
         dates = [today, tomorrow(today), *sorted(self._wanted)]
         pending = False
+        for game in GAMES:  # players are waiting: the quick ones first
+            if self._stopping:
+                return False
+            await self.ensure(game, today, quick=True)
         for date in dict.fromkeys(dates):
             held = False
             for game in GAMES:
@@ -320,23 +339,33 @@ class DailySelector:
             pending |= held
         return pending
 
-    async def ensure(self, game: str, date: str) -> bool:
+    async def ensure(self, game: str, date: str, quick: bool = False) -> bool:
         """Make sure ``game``'s choice of ``date`` is stored: True when it is, False when
-        another instance holds its lock (and is choosing it)."""
+        another instance holds its lock (and is choosing it), or, ``quick``, when its
+        quick time (:data:`QUICK_SECONDS`) did not settle it (the full budget comes later)."""
         key = choice_key(game, date)
         if await self.redis.exists(key):
             return True
         token = secrets.token_hex(8)
         lock = lock_key(game, date)
-        lease_ms = int((self.selection.seconds + 60) * 1000)
+        selection = (
+            dataclasses.replace(
+                self.selection, seconds=min(self.quick_seconds, self.selection.seconds)
+            )
+            if quick
+            else self.selection
+        )
+        lease_ms = int((selection.seconds + 60) * 1000)
         if not await self.redis.set(lock, token, nx=True, px=lease_ms):
             return False
         try:
             if await self.redis.exists(key):  # chosen while we were taking the lock
                 return True
-            choice = await self._choose(game, date)
+            choice = await self._choose(game, date, selection)
             if self._stopping:
                 return True  # cut short: leave it to the next start
+            if quick and choice.cut_short and selection.seconds < self.selection.seconds:
+                return False  # not settled in the quick time: the full pass chooses it
             await self.redis.hset(key, mapping=choice.to_redis())
             self.selections += 1
             # Neither seed nor par: both are secret until the day closes.

@@ -52,6 +52,7 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     ),
     "hints_ranked": (403, "hints are for casual games: a ranked daily attempt takes none"),
     "undo_ranked": (403, "undo is for casual games: a ranked game takes none"),
+    "restart_ranked": (403, "a ranked daily attempt has one try: it cannot be restarted"),
     "unknown_game": (404, "no game has this id (or it expired)"),
     "unknown_game_name": (404, "not one of the five games"),
     "not_found": (404, "no such route"),

@@ -463,12 +463,17 @@ SCHEMAS["GameSummary"] = {
         "created_at",
         "finished_at",
         "assisted",
+        "restart_of",
     ],
     "properties": {
         "id": {"type": "string"},
         "game": {"type": "string", "enum": list(GAME_NAMES)},
         "daily": {"type": ["string", "null"], "description": "the date of a ranked attempt"},
         "assisted": {"type": "boolean", "description": "a hint was taken in it"},
+        "restart_of": {
+            "type": ["string", "null"],
+            "description": "the game this one restarts on the same deal (null: a fresh deal)",
+        },
         "status": {"type": "string", "enum": ["playing", "won", "stuck", "resigned"]},
         "score": {"type": "integer"},
         "moves": {"type": "integer", "description": "moves logged, undos included"},
@@ -1084,6 +1089,20 @@ def openapi_document() -> dict[str, Any]:
                     "responses": {
                         "200": _body(_ref("Hint"), "the hint"),
                         **_errors(400, 401, 403, 404, 409, 413, 415, 503),
+                    },
+                }
+            },
+            "/v1/games/{id}/restart": {
+                "post": {
+                    "summary": "Restart a casual game: a new game on the same deal, recorded "
+                    "as its restart (restart_of in the history); a ranked attempt: "
+                    "restart_ranked",
+                    "parameters": [GAME_ID],
+                    "security": SECURED,
+                    "requestBody": _request(rest.EMPTY_BODY, "nothing (or {})", False),
+                    "responses": {
+                        "201": _body(_ref("Snapshot"), "the new game, at the deal"),
+                        **_errors(400, 401, 403, 404, 413, 415),
                     },
                 }
             },

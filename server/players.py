@@ -63,11 +63,15 @@ redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -tonumber(ARGV[7]) - 1)
 local g = ARGV[1]
 redis.call('HINCRBY', KEYS[1], g .. ':played', 1)
 if ARGV[2] == '1' then
+  redis.call('HDEL', KEYS[1], g .. ':lost', g .. ':lost_streak')
   redis.call('HINCRBY', KEYS[1], g .. ':won', 1)
   local streak = redis.call('HINCRBY', KEYS[1], g .. ':streak', 1)
   local best = tonumber(redis.call('HGET', KEYS[1], g .. ':best_streak') or '0')
   if streak > best then redis.call('HSET', KEYS[1], g .. ':best_streak', streak) end
 else
+  -- What the loss broke, kept (one game per kind) in case an undo reopens it.
+  redis.call('HSET', KEYS[1], g .. ':lost', ARGV[5],
+             g .. ':lost_streak', redis.call('HGET', KEYS[1], g .. ':streak') or '0')
   redis.call('HSET', KEYS[1], g .. ':streak', 0)
 end
 local best = redis.call('HGET', KEYS[1], g .. ':best_score')
@@ -77,6 +81,21 @@ end
 for i = 1, 2 do
   redis.call('EXPIRE', KEYS[i], ARGV[4], 'NX')
   redis.call('EXPIRE', KEYS[i], ARGV[4], 'GT')
+end
+return 1
+"""
+
+# KEYS: stats, ended.  ARGV: game name, game id.  An undo took the game, counted as a loss
+# when it stuck, back into play: it leaves the count (played, and the streak it broke when
+# it was the kind's last loss) until its next end counts it again.
+REOPEN_SCRIPT = """
+if redis.call('ZREM', KEYS[2], ARGV[2]) == 0 then return 0 end
+local g = ARGV[1]
+redis.call('HINCRBY', KEYS[1], g .. ':played', -1)
+if redis.call('HGET', KEYS[1], g .. ':lost') == ARGV[2] then
+  local streak = redis.call('HGET', KEYS[1], g .. ':lost_streak') or '0'
+  redis.call('HSET', KEYS[1], g .. ':streak', streak)
+  redis.call('HDEL', KEYS[1], g .. ':lost', g .. ':lost_streak')
 end
 return 1
 """
@@ -221,6 +240,7 @@ class Players:
     def __init__(self, redis: Redis) -> None:
         self.redis: Any = redis
         self._finish = redis.register_script(FINISH_SCRIPT)
+        self._reopen = redis.register_script(REOPEN_SCRIPT)
         self._swap = redis.register_script(SWAP_SCRIPT)
 
     # -- names ----------------------------------------------------------------
@@ -364,9 +384,15 @@ class Players:
         args = [game, "1" if won else "0", score, ttl, game_id, ended_at, HISTORY_SIZE]
         return bool(await self._finish(keys=keys, args=args))
 
+    async def reopen(self, player_id: str, game_id: str, game: str) -> bool:
+        """Take a stuck game an undo reopened out of the count; False if it was not in it."""
+        keys = [stats_key(player_id), ended_key(player_id)]
+        return bool(await self._reopen(keys=keys, args=[game, game_id]))
+
     async def stats(self, player_id: str) -> dict[str, dict[str, int | None]]:
         values = await self.redis.hgetall(stats_key(player_id))
-        fields = {key.decode(): int(value) for key, value in values.items()}
+        # The counts (a kind's last loss, kept for a reopening undo, is a game id).
+        fields = {key.decode(): int(value) for key, value in values.items() if value.isdigit()}
         return {
             game: {
                 "played": fields.get(f"{game}:played", 0),

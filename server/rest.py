@@ -320,6 +320,14 @@ async def create_game(request: Request) -> Response:
     return respond(request, snapshot, 201)
 
 
+async def restart_game(request: Request) -> Response:
+    """A new casual game on the same deal, recorded as the restart of the old one."""
+    owner = player(request)
+    check(await read_body(request), EMPTY_BODY)
+    snapshot = await service_of(request).restart_game(owner, request.path_params["id"])
+    return respond(request, snapshot, 201)
+
+
 async def get_game(request: Request) -> Response:
     snapshot = await service_of(request).snapshot(request.path_params["id"], viewer(request))
     return respond(request, snapshot)

@@ -30,6 +30,7 @@ from server.players import valid_name
 from server.rules import (
     GAMES,
     UNDO,
+    UNDOABLE,
     Game,
     IllegalMove,
     Move,
@@ -223,6 +224,7 @@ class GameService:
                     "created_at": stored.created_at,
                     "finished_at": stored.finished_at or None,
                     "assisted": stored.assisted,
+                    "restart_of": stored.restart_of or None,
                     # The void's reason code only: the operator's text is theirs.
                     "void_reason": None if void is None else json.loads(void)["code"],
                 }
@@ -245,6 +247,12 @@ class GameService:
             stored.finished_at,
             self.store.player_ttl(stored.ranked),
         )
+
+    async def _reopen(self, stored: StoredGame) -> None:
+        """An undo took a stuck casual game back into play: its stats' count waits for
+        its next end, and a verdict computed while it was stuck is dropped."""
+        await self.players.reopen(stored.owner, stored.id, stored.game)
+        await self.store.forget_verdict(stored.id)
 
     def authenticate(self, token: object) -> str:
         return self.token_claims(token).player_id
@@ -277,6 +285,22 @@ class GameService:
             raise ApiError("invalid_seed", str(error)) from None
         stored, game = await self._deal(new_game_id(), owner, name, seed)
         return snapshot(stored, game, owner, self.clock())
+
+    async def restart_game(self, owner: str, game_id: object) -> dict[str, Any]:
+        """A new casual game on the deal of ``game_id`` (its owner's, casual), recorded as
+        its restart. A ranked attempt is never restarted: one try at the day's board."""
+        stored = await self.load(game_id)
+        if stored.owner != owner:
+            raise ApiError("forbidden", "only the game's owner may restart it")
+        if stored.ranked:
+            raise ApiError(
+                "restart_ranked",
+                f"a ranked daily attempt ({stored.daily}) has one try: it cannot be restarted",
+            )
+        new, game = await self._deal(
+            new_game_id(), owner, stored.game, stored.seed, restart_of=stored.id
+        )
+        return snapshot(new, game, owner, self.clock())
 
     async def closed_daily_seed(self, name: str, date: str) -> str:
         """The seed of a day's challenge once the day has closed (it is public then)."""
@@ -325,6 +349,7 @@ class GameService:
         daily: str = "",
         client_hash: str = "",
         install_hash: str = "",
+        restart_of: str = "",
     ) -> tuple[StoredGame, Game]:
         """Deal and store a new game; a game already stored under ``game_id`` (a retried
         daily start) is returned as it is instead."""
@@ -350,6 +375,7 @@ class GameService:
             finished_at=now if game.is_over else 0,
             client_hash=client_hash,
             install_hash=install_hash,
+            restart_of=restart_of,
         )
         outbox = outbox_value(stored, game) if daily else ""
         if not await self.store.create_game(stored, outbox):
@@ -664,6 +690,7 @@ class GameService:
             ranked=stored.ranked,
             expected_head=stored.chain_head,
             outbox=outbox,
+            reopened=status_before == "stuck" and not game.is_over,
         )
         if result.outcome == "ok":
             if not result.published:
@@ -673,6 +700,8 @@ class GameService:
                 await self.drain_outbox(game_id, outbox)
             if game.is_over:
                 await self._record_finish(new, game)
+            elif status_before == "stuck":
+                await self._reopen(new)
             if not result.replicated:
                 raise not_replicated(result.version)
             reply = {
@@ -698,7 +727,8 @@ class GameService:
         replayed from the deal (:func:`~server.rules.undo_logged`). The log is read only
         for an undo, so other moves cost nothing more; the replay is bounded by
         ``max_moves_per_game`` (``benchmarks/undo.py``)."""
-        if game.status != "playing":  # before reading the log: a final game stays final
+        # Before reading the log: won and resigned are final (the ranked were refused).
+        if game.status not in UNDOABLE:
             raise IllegalMove(f"the game is over ({game.status})", "game_over")
         entries = await self.store.log(stored.id)
         moves = [entry["move"] for entry in entries if entry["version"] <= stored.version]

@@ -104,8 +104,9 @@ GAME_FIELDS = (
 #: The game hash's field holding the board entry still to be recorded (a ranked game).
 OUTBOX_FIELD = "outbox"
 
-#: Read with the others; written only by :meth:`Store.mark_assisted` (absent: no hint).
-READ_FIELDS = (*GAME_FIELDS, "assisted")
+#: Read with the others: ``assisted`` written only by :meth:`Store.mark_assisted` (absent:
+#: no hint); ``restart_of`` only at the creation of a restart (absent: a fresh deal).
+READ_FIELDS = (*GAME_FIELDS, "assisted", "restart_of")
 
 # KEYS: game.  Marks an existing game assisted (never creates a stray key).
 ASSIST_SCRIPT = """
@@ -130,8 +131,9 @@ return 1
 # history (how many patches are kept), w the mover's process (its name among the
 # watchers); and only
 # when there is one: id move id, ct client time, s status and sc score (when they change),
-# f true (the move finishes the game), ob outbox (the board entry this move calls for,
-# written with it).  Times travel as strings: Lua numbers are doubles.
+# f true (the move finishes the game), r true (an undo reopens a stuck game), ob outbox
+# (the board entry this move calls for, written with it).  Times travel as strings: Lua
+# numbers are doubles.
 # A duplicate rewrites its move id's entry, so that a WAIT after it (durability 'replica')
 # waits for everything written before, the original move included.
 # 'diverged': the version is the expected one but the chain head is not, so the state
@@ -164,8 +166,9 @@ local function set(name, value) fields[#fields + 1] = name; fields[#fields + 1] 
 if a.s then set('status', a.s) end
 if a.sc then set('score', a.sc) end
 if a.f then set('finished_at', a.t) end
+if a.r then set('finished_at', 0) end
 if a.ob then set('outbox', a.ob) end
-local renew = a.f or version == 1 or redis.call('TTL', KEYS[1]) < a.ttl - RENEW_AFTER
+local renew = a.f or a.r or version == 1 or redis.call('TTL', KEYS[1]) < a.ttl - RENEW_AFTER
 if a.id and not record[4] then
   set('move_ids', 1)
   renew = true
@@ -255,6 +258,8 @@ class StoredGame:
     install_hash: str = ""
     #: A hint was taken in this game (``POST /v1/games/{id}/hint``).
     assisted: bool = False
+    #: The casual game this one restarts on the same deal (``POST /v1/games/{id}/restart``).
+    restart_of: str = ""
 
     @property
     def ranked(self) -> bool:
@@ -356,6 +361,8 @@ class Store:
         fields = [item for name in GAME_FIELDS for item in (name, getattr(stored, name))]
         if outbox:
             fields += [OUTBOX_FIELD, outbox]
+        if stored.restart_of:  # written only on a restart: other games keep their size
+            fields += ["restart_of", stored.restart_of]
         ttl = time_to_live(stored.ranked, finished=False)
         created = bool(await self._create(keys=[game_key(stored.id)], args=[ttl, *fields]))
         # A new game is activity; a ranked one keeps its player as long as itself.
@@ -381,6 +388,10 @@ class Store:
         """The stored verdict of a finished game, if one was computed."""
         value = await self.redis.get(f"{game_key(game_id)}:verdict")
         return None if value is None else bytes(value)
+
+    async def forget_verdict(self, game_id: str) -> None:
+        """Drop a verdict computed while the game was over (an undo reopened it)."""
+        await self.redis.delete(f"{game_key(game_id)}:verdict")
 
     async def cache_verdict(self, game_id: str, verdict: bytes, ranked: bool) -> None:
         """Keep a finished game's verdict as long as the game itself is kept."""
@@ -420,6 +431,7 @@ class Store:
             updated_at=int(fields["updated_at"]),
             finished_at=int(fields["finished_at"]),
             assisted=fields["assisted"] == b"1",
+            restart_of=(fields["restart_of"] or b"").decode(),
         )
 
     async def apply_move(
@@ -442,11 +454,13 @@ class Store:
         ranked: bool,
         expected_head: str,
         outbox: str = "",
+        reopened: bool = False,
     ) -> MoveResult:
         """Compare-and-set: store the move only if the version is still ``expected_version``
         and the chain head still ``expected_head`` (the state the move was computed on).
         ``status`` and ``score``: None when the move leaves them as they were; ``origin``
-        (:data:`ORIGIN_BYTES`) goes in front of the published patch."""
+        (:data:`ORIGIN_BYTES`) goes in front of the published patch; ``reopened``: an undo
+        took a stuck casual game back into play (it is no longer finished)."""
         if len(origin) != ORIGIN_BYTES:
             raise ValueError(f"an origin is {ORIGIN_BYTES} bytes")
         args: dict[str, Any] = {
@@ -470,6 +484,7 @@ class Store:
             "sc": score,
             "f": True if finished else None,
             "ob": outbox or None,
+            "r": True if reopened else None,
         }
         args.update((name, value) for name, value in optional.items() if value is not None)
         keys = [*game_keys(game_id), watchers_key(game_id)]

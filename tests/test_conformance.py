@@ -28,6 +28,7 @@ REST_ONLY = {
     "not_acceptable",
     "account_too_new",
     "hints_ranked",
+    "restart_ranked",
     "unknown_game_name",
     "not_found",
     "not_open",

@@ -247,6 +247,13 @@ class Client:
         answer: dict[str, Any] = await self._call("POST", path)
         return answer
 
+    async def restart(self, game_id: str) -> dict[str, Any]:
+        """A new casual game on the deal of the player's casual game ``game_id``
+        (``REST.md``, "Restart"): its snapshot; a ranked attempt is ``restart_ranked``."""
+        path = f"/v1/games/{_segment(game_id)}/restart"
+        answer: dict[str, Any] = await self._call("POST", path)
+        return answer
+
     async def log(self, game_id: str) -> dict[str, Any]:
         """The game's move log."""
         answer: dict[str, Any] = await self._call("GET", f"/v1/games/{_segment(game_id)}/log")

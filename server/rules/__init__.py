@@ -18,7 +18,7 @@ from server.rules.games.empress_of_italy import EmpressOfItaly
 from server.rules.games.gloucestershire import Gloucestershire
 from server.rules.games.matrimony import Matrimony
 from server.rules.moves import DEAL, REDEAL, RESIGN, IllegalMove, MalformedMove, Move, Pile
-from server.rules.undo import UNDO, Timeline, moves_in_effect, undo_logged
+from server.rules.undo import UNDO, UNDOABLE, Timeline, moves_in_effect, undo_logged
 
 GAMES: dict[str, type[Game]] = {
     cls.name: cls for cls in (EmpressOfItaly, Colorado, Gloucestershire, Matrimony, Balcony)
@@ -60,6 +60,7 @@ __all__ = [
     "RESIGNED",
     "STUCK",
     "UNDO",
+    "UNDOABLE",
     "WON",
     "Game",
     "IllegalMove",

@@ -8,8 +8,9 @@ nothing of undo).
 
 ``undo`` reverts the last move that is not an ``undo`` and is still in effect: the
 table, status, score and redeals return exactly to what they were before it, so
-several undos in a row go further back. It is a move of a game being played (a
-game that ended is final), and only of a casual game.
+several undos in a row go further back. It is a move of a game being played or stuck
+(stuck is not final while a move is in effect to take back; won and resigned are), and
+only of a casual game.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from server.rules import cards
-from server.rules.game import PLAYING, Game, Op
+from server.rules.game import PLAYING, STUCK, Game, Op
 from server.rules.moves import IllegalMove
 
 UNDO = "undo"
+#: The statuses an undo may leave: a stuck game is not final while a move is in effect.
+UNDOABLE = (PLAYING, STUCK)
 
 
 class Timeline:
@@ -43,7 +46,7 @@ class Timeline:
     @property
     def undoable(self) -> int:
         """How many undos in a row the game takes now."""
-        return len(self._before) if self.game.status == PLAYING else 0
+        return len(self._before) if self.game.status in UNDOABLE else 0
 
     def play(self, move: str) -> list[Op]:
         """Play ``move`` (``undo`` included) on :attr:`game`; the ops it made (``DIFF.md``).
@@ -57,7 +60,7 @@ class Timeline:
             return ops
         if self.ranked:
             raise IllegalMove("undo is for casual games: a ranked game takes none", "undo_ranked")
-        if self.game.status != PLAYING:
+        if self.game.status not in UNDOABLE:
             raise IllegalMove(f"the game is over ({self.game.status})", "game_over")
         if not self._before:
             raise IllegalMove("there is no move to undo", "nothing_to_undo")
@@ -89,7 +92,7 @@ def undo_logged(current: Game, deal: Game, moves: Iterable[str]) -> tuple[Game, 
     only the moves still in effect but the last, so it costs a rules move per move in
     effect and nothing per undone one; it ends in the state :class:`Timeline` gives.
     """
-    if current.status != PLAYING:
+    if current.status not in UNDOABLE:
         raise IllegalMove(f"the game is over ({current.status})", "game_over")
     effect = moves_in_effect(moves)
     if not effect:

@@ -327,6 +327,7 @@ def test_request_schemas_use_only_keywords_the_server_checks() -> None:
                     "/v1/players",
                     "/v1/daily/{game}",
                     "/v1/games/{id}/hint",
+                    "/v1/games/{id}/restart",
                     "/v1/players/me/token",
                     "/v1/players/me/tokens",
                     "/v1/players/me/transfer",

@@ -574,6 +574,7 @@ async def test_every_error_code_is_covered() -> None:
         "hints_busy": "test_hints.py",
         "daily_not_ready": "tests/daily/test_selection.py",
         "undo_ranked": "tests/server/test_undo_moves.py",
+        "restart_ranked": "tests/server/test_restart.py",
         "name_taken": "tests/server/test_players.py",
         "not_finished": "tests/server/test_players.py",
         "token_revoked": "tests/server/test_accounts.py",

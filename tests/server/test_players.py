@@ -215,6 +215,7 @@ async def test_my_games_lists_every_game_newest_first_in_pages(
         "created_at": resigned["created_at"],
         "finished_at": resigned["finished_at"],
         "assisted": False,
+        "restart_of": None,
         "void_reason": None,
     }
     assert resigned["finished_at"] >= resigned["created_at"] > 0

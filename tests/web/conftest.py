@@ -138,8 +138,11 @@ def store_yesterdays_choice(client: redis.Redis, game: str) -> None:
 
 
 @contextlib.contextmanager
-def serve(redis_url: str, log_name: str, extra: list[str]) -> Iterator[str]:
-    """Run ``python -m server`` with ``extra`` arguments until the block ends."""
+def serve(
+    redis_url: str, log_name: str, extra: list[str], wait_dailies: bool = True
+) -> Iterator[str]:
+    """Run ``python -m server`` with ``extra`` arguments until the block ends (once today's
+    dailies are chosen, unless not ``wait_dailies``)."""
     assert SDK_MODULE.is_file(), (
         f"{SDK_MODULE.relative_to(ROOT)} is missing: run scripts/install "
         "(it builds the SDK in clients/ts)"
@@ -153,7 +156,7 @@ def serve(redis_url: str, log_name: str, extra: list[str]) -> Iterator[str]:
     args += ["--secret", SECRET, "--log-level", "warning", "--ranked-min-account-age", "0"]
     # Today's deals are chosen in the background before a daily answers: a small search.
     args += ["--daily-candidate-nodes", "3000", "--daily-candidates", "2"]
-    args += ["--daily-selection-seconds", "5", *extra]
+    args += ["--daily-selection-seconds", "5", *extra]  # a later flag in extra wins
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "server", *args],
@@ -175,7 +178,8 @@ def serve(redis_url: str, log_name: str, extra: list[str]) -> Iterator[str]:
             if time.monotonic() > deadline:
                 pytest.fail(f"python -m server did not answer /healthz in {SERVER_START_TIMEOUT}s")
             time.sleep(0.05)
-        wait_for_dailies(url, deadline + DAILY_READY_TIMEOUT)
+        if wait_dailies:
+            wait_for_dailies(url, deadline + DAILY_READY_TIMEOUT)
 
         def read_log() -> str:
             return log_path.read_text(errors="replace")

@@ -229,8 +229,9 @@ def test_my_games_history_and_stats(open_page: Any) -> None:
     assert items.nth(1).get_attribute("data-game-id") == won_id
     assert "won" in items.nth(1).inner_text() and "resigned" in items.nth(0).inner_text()
     balcony = web.page.locator('[data-testid="stats-rows"] tr', has_text="Balcony").inner_text()
-    played, won, best, streak, best_streak = balcony.split("\t")[1:]
-    assert (played, won, best, streak, best_streak) == ("2", "1", "52", "0", "1")
+    played, won, rate, best, time, fewest, streak, best_streak = balcony.split("\t")[1:]
+    assert (played, won, rate, best, streak, best_streak) == ("2", "1", "50 %", "52", "0", "1")
+    assert fewest != "–" and time != "–"  # from the won game
     assert axe_violations(web) == [], "my games"
     web.screenshot("my-games-desktop")
     web.page.emulate_media(color_scheme="dark")

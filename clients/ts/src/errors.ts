@@ -99,6 +99,7 @@ export const ERROR_FAMILIES: Readonly<Record<ErrorCode, ErrorClass>> = Object.fr
   stale: MoveError,
   move_limit: MoveError,
   undo_ranked: MoveError,
+  restart_ranked: DailyError,
   daily_open: DailyError,
   daily_closed: DailyError,
   hints_ranked: DailyError,

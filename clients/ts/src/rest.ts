@@ -242,6 +242,11 @@ export class RestClient {
     return this.request('POST', `/v1/games/${seg(id)}/hint`, { body });
   }
 
+  /** POST /v1/games/{id}/restart: a new casual game on the same deal (a ranked attempt: `restart_ranked`). */
+  restart(id: string, body: Body<'POST /v1/games/{id}/restart'> = {}): Promise<Answer<'POST /v1/games/{id}/restart'>> {
+    return this.request('POST', `/v1/games/${seg(id)}/restart`, { body });
+  }
+
   log(id: string, query: Query<'GET /v1/games/{id}/log'> = {}): Promise<Answer<'GET /v1/games/{id}/log'>> {
     return this.request('GET', `/v1/games/${seg(id)}/log${queryString(query)}`);
   }

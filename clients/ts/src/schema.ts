@@ -7,7 +7,7 @@
 export const API_VERSION = "1";
 
 /** Every error code of protocol/ERRORS.md. */
-export const ERROR_CODES = ["account_suspended", "account_too_new", "audit_busy", "daily_closed", "daily_not_ready", "daily_open", "forbidden", "frame_too_large", "game_over", "hints_busy", "hints_ranked", "identity_disabled", "identity_required", "identity_taken", "identity_unavailable", "illegal_move", "internal", "invalid_field", "invalid_id_token", "invalid_seed", "malformed", "malformed_move", "method_not_allowed", "missing_field", "move_limit", "name_taken", "no_daily", "not_acceptable", "not_authenticated", "not_finished", "not_found", "not_open", "not_replicated", "operator_required", "protocol_retired", "rate_limited", "stale", "store_unavailable", "token_revoked", "too_many_connections", "too_many_errors", "unauthorized", "undo_ranked", "unknown_attempt", "unknown_field", "unknown_game", "unknown_game_name", "unknown_player", "unknown_review", "unknown_transfer_code", "unknown_type", "unsupported_media_type"] as const;
+export const ERROR_CODES = ["account_suspended", "account_too_new", "audit_busy", "daily_closed", "daily_not_ready", "daily_open", "forbidden", "frame_too_large", "game_over", "hints_busy", "hints_ranked", "identity_disabled", "identity_required", "identity_taken", "identity_unavailable", "illegal_move", "internal", "invalid_field", "invalid_id_token", "invalid_seed", "malformed", "malformed_move", "method_not_allowed", "missing_field", "move_limit", "name_taken", "no_daily", "not_acceptable", "not_authenticated", "not_finished", "not_found", "not_open", "not_replicated", "operator_required", "protocol_retired", "rate_limited", "restart_ranked", "stale", "store_unavailable", "token_revoked", "too_many_connections", "too_many_errors", "unauthorized", "undo_ranked", "unknown_attempt", "unknown_field", "unknown_game", "unknown_game_name", "unknown_player", "unknown_review", "unknown_transfer_code", "unknown_type", "unsupported_media_type"] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export type ErrorBody = {
@@ -528,6 +528,8 @@ export type GameSummary = {
   daily: string | null;
   /** a hint was taken in it */
   assisted: boolean;
+  /** the game this one restarts on the same deal (null: a fresh deal) */
+  restart_of: string | null;
   status: "playing" | "won" | "stuck" | "resigned";
   score: number;
   /** moves logged, undos included */
@@ -723,6 +725,15 @@ export interface Operations {
     };
     body?: Record<string, unknown>;
     response: Hint;
+    auth: "required";
+  };
+  /** Restart a casual game: a new game on the same deal, recorded as its restart (restart_of in the history); a ranked attempt: restart_ranked */
+  "POST /v1/games/{id}/restart": {
+    path: {
+      id: string;
+    };
+    body?: Record<string, unknown>;
+    response: Snapshot;
     auth: "required";
   };
   /** One page of the moves with their times and versions (seed once over; an open day's ranked game: its player only) */

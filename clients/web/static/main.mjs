@@ -30,6 +30,9 @@ import {
   updateHints,
 } from './render.mjs';
 import { OutOfSync, applyOps, cardsAt, clone, parseMove, scoreOf } from './view.mjs';
+import { closeEndgame, updateEndgame, wireEndgame } from './endgame.mjs';
+import { renderLanding } from './landing.mjs';
+import { errorText } from './words.mjs';
 
 const TOKEN_KEY = 'patience.player';
 const SETTINGS_KEY = 'patience.settings';
@@ -277,6 +280,8 @@ function render(ops = null) {
     table.replaceChildren();
     $('outcome').hidden = true;
     $('walkthrough').hidden = true;
+    closeEndgame();
+    if (!onPage) renderLanding(landingHooks);
     return;
   }
   const focused = document.activeElement && table.contains(document.activeElement)
@@ -301,14 +306,17 @@ function render(ops = null) {
   renderTimer();
   renderOutcome();
   renderWalkthrough();
+  updateEndgame(endgameState(), endgameHooks);
   const legal = currentLegalMoves() || [];
   const hasDeal = ['empress_of_italy', 'balcony', 'matrimony'].includes(state.game);
   const buttons = {
     deal: { shown: hasDeal, enabled: legal.includes('deal') },
     redeal: { shown: state.game === 'matrimony', enabled: legal.includes('redeal') },
     resign: { shown: true, enabled: playing() && state.view !== null },
-    // Undo and hints are for casual games only (REST.md, "Undo" and "Hints").
-    undo: { shown: !state.daily, enabled: playing() && state.undoable !== 0 },
+    // Undo and hints are for casual games only (REST.md, "Undo" and "Hints"); a stuck
+    // game is not final while a move is in effect.
+    undo: { shown: !state.daily, enabled: undoPossible() },
+    restart: { shown: !state.daily, enabled: true },
     hint: { shown: !state.daily, enabled: playing() && !state.hinting },
   };
   for (const [name, { shown, enabled }] of Object.entries(buttons)) {
@@ -316,6 +324,7 @@ function render(ops = null) {
     button.hidden = !shown || !owner();
     button.disabled = !enabled || !state.socketOpen || state.pending !== null;
   }
+  $('menu-restart').hidden = !owner() || Boolean(state.daily);
   const anchor = $('game-link');
   anchor.href = gameLink(state.gameId);
   anchor.textContent = owner() ? 'Spectator link' : 'Game link';
@@ -566,6 +575,7 @@ function onPatch(patch) {
     else if (move !== 'resign') state.undoable += 1;
   }
   if (patch.s !== undefined) state.status = patch.s; // sent only when it changes
+  if (state.status === 'playing') state.endedAt = null; // an undo out of a stuck game
   state.score = scoreOf(view); // the cards on the foundations
   if (state.startedAt === null) state.startedAt = Date.now();
   if (state.status !== 'playing' && state.endedAt === null) state.endedAt = Date.now();
@@ -618,8 +628,7 @@ function onRejected(message) {
     state.queued = null; // it was made on a table the server refused: not sent
     dropAhead(false);
   }
-  const text = message.message || message.code;
-  say(message.code === 'illegal_move' ? text : `${text} (${message.code})`, 'error');
+  say(errorText(message), 'error');
   state.selected = null;
   if (message.game_id === state.gameId && typeof message.version === 'number' && message.version !== state.version) {
     scheduleResubscribe();
@@ -645,7 +654,7 @@ function onError(message) {
     say(message.message || 'The server cannot reach its store; retrying.', 'error');
     scheduleResubscribe(1000);
   } else {
-    say(`${message.message || message.code} (${message.code})`, 'error');
+    say(errorText(message), 'error');
   }
   render();
 }
@@ -850,9 +859,76 @@ async function startGame(event) {
     const body = seed ? { game, seed } : { game };
     showGame(await asPlayer('POST', '/v1/games', body), { deal: true });
   } catch (error) {
-    say(error.message, 'error');
+    say(errorText(error), 'error');
   }
 }
+
+/** A new game of `game` (the landing's and the end dialog's "New game"): a random deal. */
+async function playNew(game) {
+  if (game) $('game-select').value = game;
+  $('seed-input').value = '';
+  clearMessage();
+  try {
+    showGame(await asPlayer('POST', '/v1/games', { game: $('game-select').value }), { deal: true });
+  } catch (error) {
+    say(errorText(error), 'error');
+  }
+}
+
+/** Restart this deal: a new casual game on the same seed, recorded as its restart. */
+async function restartGame() {
+  if (!state.gameId || state.daily || !owner()) return;
+  clearMessage();
+  try {
+    const snapshot = await asPlayer('POST', `/v1/games/${encodeURIComponent(state.gameId)}/restart`, {});
+    showGame(snapshot, { deal: true });
+    announce(`${GAME_TITLES[snapshot.game]}: the same deal again, from the start.`);
+  } catch (error) {
+    say(errorText(error), 'error');
+  }
+}
+
+/** An undo is possible: a casual game being played or stuck, with a move in effect. */
+function undoPossible() {
+  return (playing() || state.status === 'stuck') && !state.daily && state.undoable !== 0;
+}
+
+function endgameState() {
+  return {
+    gameId: state.gameId,
+    game: state.game,
+    daily: state.daily,
+    status: state.status,
+    score: state.score,
+    total: CARDS[state.game],
+    moves: state.version,
+    elapsedMs: state.startedAt === null ? 0 : (state.endedAt ?? Date.now()) - state.startedAt,
+    owner: owner(),
+    undoable: state.undoable,
+  };
+}
+
+const endgameHooks = {
+  newGame: (game) => playNew(game),
+  restart: () => restartGame(),
+  undo: () => onUndo(),
+  daily: (game) => {
+    if (game) $('game-select').value = game;
+    startDaily();
+  },
+  board: () => {
+    loadLeaderboard();
+    document.getElementById('leaderboard')?.scrollIntoView({ block: 'nearest' });
+    document.getElementById('leaderboard-heading')?.focus?.();
+  },
+  asPlayer: (method, path) => asPlayer(method, path),
+};
+
+const landingHooks = {
+  play: (game) => playNew(game),
+  daily: (game) => endgameHooks.daily(game),
+  api,
+};
 
 /** Tries of a daily whose deal is still being chosen (503 daily_not_ready) before giving up. */
 const DAILY_NOT_READY_TRIES = 5;
@@ -869,12 +945,12 @@ async function startDaily(event, tries = DAILY_NOT_READY_TRIES) {
     }
   } catch (error) {
     if (error instanceof SolitaireError && error.code === 'daily_not_ready' && tries > 1) {
-      say("Today's deal is still being chosen: trying again in a moment.", 'info');
+      say("Today's daily is being dealt: ready in a few seconds, trying again by itself.", 'info');
       const wait = error.retryAfterMs || 2000;
       setTimeout(() => startDaily(event, tries - 1), wait);
       return;
     }
-    say(error.message, 'error');
+    say(errorText(error), 'error');
   }
 }
 
@@ -938,6 +1014,8 @@ async function loadLeaderboard() {
   const rows = $('leaderboard-rows');
   const note = $('leaderboard-note');
   const back = state.boardDaysBack;
+  // The title follows the game chosen at once, whatever the board's answer.
+  $('leaderboard-title').textContent = GAME_TITLES[game];
   try {
     const today = await api.request('GET', `/v1/daily/${game}`);
     nextDailyAt = Date.now() + today.seconds_to_next * 1000;
@@ -962,7 +1040,13 @@ async function loadLeaderboard() {
   } catch (error) {
     if (request !== leaderboardRequest) return;
     rows.replaceChildren();
-    note.textContent = `Leaderboard unavailable: ${error.message}`;
+    note.textContent =
+      error instanceof SolitaireError && error.code === 'daily_not_ready'
+        ? `Today's ${GAME_TITLES[game]} daily is being dealt: ready in a few seconds.`
+        : `Leaderboard unavailable: ${errorText(error)}`;
+    if (error instanceof SolitaireError && error.code === 'daily_not_ready') {
+      setTimeout(() => request === leaderboardRequest && loadLeaderboard(), error.retryAfterMs || 2000);
+    }
   }
 }
 
@@ -1154,7 +1238,7 @@ function autoPlay() {
 // -- buttons and start-up -------------------------------------------------------------------------
 
 function onUndo() {
-  if (!canInteract() || state.daily || state.undoable === 0) return;
+  if (!owner() || !state.view || !undoPossible()) return;
   sendMove('undo'); // an ordinary move: the server's patch takes the table back (animated)
 }
 
@@ -1331,6 +1415,12 @@ function main() {
   $('redeal').addEventListener('click', () => sendMove('redeal'));
   $('resign').addEventListener('click', onResign);
   $('undo').addEventListener('click', onUndo);
+  $('restart').addEventListener('click', restartGame);
+  $('menu-restart').addEventListener('click', () => {
+    closeMenu();
+    restartGame();
+  });
+  wireEndgame();
   $('hint').addEventListener('click', onHint);
   $('name-form').addEventListener('submit', (event) => saveName(session, event));
   wireAccount(session);

@@ -9,6 +9,9 @@ import { showAccount } from './account.mjs';
 import { formatClock } from './panels.mjs';
 import { GAME_TITLES, cardName, pileName, renderTable } from './render.mjs';
 import { OutOfSync, applyOps, clone, parseMove } from './view.mjs';
+import { renderCalendar } from './calendar.mjs';
+import { historyStatus, renderStats } from './stats.mjs';
+import { errorText, nameProblem } from './words.mjs';
 
 const $ = (testid) => document.querySelector(`[data-testid="${testid}"]`);
 /** REST calls of these pages (the SDK's client; each passes the player's token itself). */
@@ -43,10 +46,8 @@ export function closingWords(closes) {
 
 // -- my games ---------------------------------------------------------------------------------
 
-const NAME_ERRORS = {
-  name_taken: 'Another player has that name (names are compared ignoring case): pick another.',
-  rate_limited: 'Too many name changes for now: try again later.',
-};
+/** The history the stats' bests and the calendar are computed from (the newest games). */
+const STATS_HISTORY = 200;
 
 /**
  * The "My games" page. `session` is {player(), register(name), asPlayer(method, path, body)}:
@@ -64,6 +65,7 @@ export async function showMyGames(session) {
     $('name-shown').textContent = 'Choose a name to register as a player, or just start a game.';
     $('name-save').textContent = 'Register';
     $('stats-rows').replaceChildren();
+    $('calendar').replaceChildren();
     $('history').replaceChildren();
     $('history-more').hidden = true;
     note.textContent = 'No games yet.';
@@ -72,19 +74,34 @@ export async function showMyGames(session) {
   }
   $('name-save').textContent = 'Save name';
   try {
-    const [me, stats, page] = await Promise.all([
+    const [me, stats, page, recent] = await Promise.all([
       session.asPlayer('GET', '/v1/players/me'),
       session.asPlayer('GET', '/v1/players/me/stats'),
       session.asPlayer('GET', `/v1/players/me/games?limit=${HISTORY_PAGE}`),
+      session.asPlayer('GET', `/v1/players/me/games?limit=${STATS_HISTORY}`),
     ]);
     showName(me.name);
     showAccount(me);
-    renderStats(stats.games || {});
+    renderStats(stats.games || {}, recent.games || []);
+    showCalendar(session, recent.games || []);
     $('history').replaceChildren();
     appendHistory(session, page);
   } catch (error) {
-    note.textContent = `Your games could not be loaded: ${error.message}`;
+    note.textContent = `Your games could not be loaded: ${errorText(error)}`;
   }
+}
+
+function showCalendar(session, history) {
+  const select = $('calendar-game');
+  if (!select.options.length) {
+    for (const [game, title] of Object.entries(GAME_TITLES)) select.append(new Option(title, game));
+    select.value = $('game-select').value;
+  }
+  const rankOf = async (game, date) =>
+    (await session.asPlayer('GET', `/v1/leaderboards/${game}/${date}/me?radius=0`)).rank;
+  const draw = () => renderCalendar(history, select.value, rankOf);
+  select.onchange = draw;
+  draw();
 }
 
 function showName(name) {
@@ -92,22 +109,6 @@ function showName(name) {
   $('name-shown').textContent = name
     ? `Leaderboards show you as “${name}”.`
     : 'No name yet: leaderboards show you as an anonymous player.';
-}
-
-function renderStats(games) {
-  $('stats-rows').replaceChildren(
-    ...Object.keys(GAME_TITLES).map((game) => {
-      const s = games[game] || {};
-      const tr = el('tr');
-      const th = el('th', GAME_TITLES[game]);
-      th.scope = 'row';
-      tr.append(th);
-      for (const value of [s.played ?? 0, s.won ?? 0, s.best_score ?? '–', s.current_streak ?? 0, s.best_streak ?? 0]) {
-        tr.append(el('td', value));
-      }
-      return tr;
-    }),
-  );
 }
 
 function appendHistory(session, page) {
@@ -137,14 +138,17 @@ function historyItem(game) {
   li.dataset.testid = 'history-item';
   li.dataset.gameId = game.id;
   const when = new Date(game.created_at).toISOString().slice(0, 16).replace('T', ' ');
+  const status = historyStatus(game);
+  li.dataset.status = status;
   li.append(
     el('b', GAME_TITLES[game.game] || game.game),
-    el('span', game.daily ? `daily ${game.daily}` : 'casual', 'tag'),
-    el('span', game.status),
+    el('span', game.daily ? `daily ${game.daily}` : game.restart_of ? 'casual, restarted deal' : 'casual', 'tag'),
+    el('span', status),
     el('span', `${game.score} cards home, ${game.moves} moves`),
     el('span', `${when} UTC`, 'note'),
   );
-  const link = el('a', game.status === 'playing' ? 'Continue' : 'Replay');
+  const words = { playing: 'Continue', abandoned: 'Pick up again' };
+  const link = el('a', words[status] || 'Replay');
   link.href = game.status === 'playing' ? `#/game/${encodeURIComponent(game.id)}` : `#/replay/${encodeURIComponent(game.id)}`;
   link.setAttribute('aria-label', `${link.textContent}: ${GAME_TITLES[game.game] || game.game}, ${when}`);
   li.append(link);
@@ -159,6 +163,13 @@ export async function saveName(session, event) {
   const name = input.value.trim();
   error.textContent = '';
   input.removeAttribute('aria-invalid');
+  const problem = nameProblem(name);
+  if (problem) {
+    input.setAttribute('aria-invalid', 'true');
+    error.textContent = problem;
+    input.focus();
+    return;
+  }
   try {
     const body = { name: name === '' ? null : name };
     const me = session.player()
@@ -170,7 +181,7 @@ export async function saveName(session, event) {
   } catch (failure) {
     if (!(failure instanceof SolitaireError)) throw failure;
     input.setAttribute('aria-invalid', 'true');
-    error.textContent = NAME_ERRORS[failure.code] || failure.message;
+    error.textContent = errorText(failure);
     input.focus();
   }
 }

@@ -82,11 +82,12 @@ export function renderRules({ title, summary, piles, auto, info, game, gameTitle
   title.textContent = `${gameTitle}: rules`;
   piles.replaceChildren();
   if (!info) {
-    summary.textContent = 'The rules could not be loaded from the server; try again in a moment.';
-    auto.textContent = '';
+    summary.replaceChildren(item('The rules could not be loaded from the server; try again in a moment.'));
+    auto.replaceChildren();
     return;
   }
-  summary.textContent = info.summary;
+  // Short lines, not one paragraph: a sentence each.
+  summary.replaceChildren(...sentences(info.summary).map(item));
   for (const [kind, hint] of Object.entries(info.piles || {})) {
     const dt = document.createElement('dt');
     dt.textContent = KIND_NAMES[kind] || kind;
@@ -94,8 +95,21 @@ export function renderRules({ title, summary, piles, auto, info, game, gameTitle
     dd.textContent = hint;
     piles.append(dt, dd);
   }
-  auto.textContent =
-    `Won when every card is on the foundations; stuck when nothing can move. ` +
-    `Double-click a card to send it home. Auto-move (in the menu): ${AUTO_RULES[game] || ''} ` +
-    'Auto-finish plays the last cards home once nothing is left to deal.';
+  auto.replaceChildren(
+    item('Won when every card is on the foundations; stuck when nothing can move (undo still works in a casual game).'),
+    item('Double-click a card to send it home.'),
+    item(`Auto-move (in the menu): ${AUTO_RULES[game] || ''}`),
+    item('Auto-finish plays the last cards home once nothing is left to deal.'),
+  );
+}
+
+function item(text) {
+  const li = document.createElement('li');
+  li.textContent = text;
+  return li;
+}
+
+/** A rules summary's sentences ("4 decks. The first card…" -> two). */
+export function sentences(text) {
+  return text.split(/(?<=\.)\s+(?=[A-Z0-9'"])/).filter(Boolean);
 }
