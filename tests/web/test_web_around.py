@@ -221,6 +221,7 @@ def test_stuck_then_undo_restart_and_a_win_with_its_summary_and_share(open_page:
     web.page.keyboard.press("Escape")
     dialog.wait_for(state="hidden")
     assert web.testid("outcome").is_visible()  # the thin line stays
+    assert web.page.evaluate("document.activeElement.dataset.pile") is not None
     web.testid("restart").click()
     web.wait(
         "([old]) => window.__client.gameId !== old && window.__client.version === 0", [game_id]

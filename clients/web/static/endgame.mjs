@@ -137,9 +137,13 @@ async function share() {
   }
 }
 
-export function closeEndgame() {
+export function closeEndgame({ refocus = false } = {}) {
   const dialog = $('end-dialog');
-  if (dialog.open) dialog.close();
+  if (!dialog.open) return;
+  const inside = dialog.contains(document.activeElement);
+  dialog.close();
+  // Focus goes back to the table's tab stop, not to the page's start.
+  if (refocus && inside) document.querySelector('[data-testid="table"] [data-pile][tabindex="0"]')?.focus();
 }
 
 export function wireEndgame() {
@@ -153,11 +157,11 @@ export function wireEndgame() {
   $('end-new').addEventListener('click', run(() => hooksOf.newGame(summaryOf.game?.game)));
   $('end-daily').addEventListener('click', run(() => (summaryOf.game?.daily ? hooksOf.board() : hooksOf.daily(summaryOf.game?.game))));
   $('end-share').addEventListener('click', share);
-  $('end-close').addEventListener('click', closeEndgame);
+  $('end-close').addEventListener('click', () => closeEndgame({ refocus: true }));
   dialog.addEventListener('keydown', (event) => {
     if (event.key === 'Escape') {
       event.stopPropagation();
-      closeEndgame();
+      closeEndgame({ refocus: true });
     }
   });
 }
