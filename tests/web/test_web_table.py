@@ -258,15 +258,19 @@ def test_single_key_shortcuts_are_in_the_rules_dialog_and_work(open_page: Any) -
     assert web.server_snapshot(web.client()["gameId"], web.token())["view"] == web.client()["view"]
     web.page.keyboard.press("h")
     web.wait("window.__client.hint !== null", timeout=15000)
-    # R: no Restart button on this page (yet): nothing happens, nothing breaks.
+    # R restarts the deal: a new game on the same seed, at its start.
+    played_id = web.client()["gameId"]
     web.page.keyboard.press("r")
-    # Keys typed into a field are text, not shortcuts.
+    web.wait("([id]) => window.__client.gameId !== id && window.__client.version === 0", [played_id])
+    web.wait_synced(0)
+    game_id = web.client()["gameId"]
+    assert web.server_snapshot(game_id, web.token())["view"] == web.client()["view"]
+    # Keys typed into a field are text, not shortcuts (a "d" would deal).
     web.open_menu()
     web.testid("seed-input").fill("")
-    web.testid("seed-input").type("nudge")
-    assert web.client()["version"] == 2
+    web.testid("seed-input").type("nudged")
+    assert web.client()["version"] == 0 and web.client()["gameId"] == game_id
     # N deals a new game (the menu's game and seed).
-    game_id = web.client()["gameId"]
     web.testid("seed-input").press("Escape")
     web.page.evaluate("document.activeElement.blur()")
     web.page.keyboard.press("n")
