@@ -18,8 +18,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+import httpx
+import httpx._transports.default
 import pytest
 import redis
 
@@ -30,6 +33,20 @@ __all__ = ["RedisProcess", "free_port"]
 
 # Every server a test starts has its log read when the test ends (tests/log_check.py).
 pytest_plugins = ["log_check"]
+
+# httpx builds an SSL context for every client (loading certifi's bundle: ~35 ms of CPU),
+# though every client of the suite speaks plain HTTP to loopback: they share one.
+_SSL_CONTEXT = httpx.create_ssl_context()
+_create_ssl_context = httpx._transports.default.create_ssl_context
+
+
+def _shared_ssl_context(verify: Any = True, cert: Any = None, trust_env: bool = True) -> Any:
+    if verify is True and cert is None:
+        return _SSL_CONTEXT
+    return _create_ssl_context(verify=verify, cert=cert, trust_env=trust_env)
+
+
+httpx._transports.default.create_ssl_context = _shared_ssl_context
 
 
 class RedisProcess(testing.RedisProcess):

@@ -135,13 +135,24 @@ class PostCloseAuditor:
         is held by another instance."""
         now = self.clock()
         today = daily.today(now)
+        days = [
+            (game, daily.today(daily.opens_ms(today) - back * daily.DAY_MS))
+            for back in range(1, REVIEW_WINDOW_DAYS + 1)
+            for game in GAMES
+        ]
+        # Which days have attempts and no review yet, in one round trip: most passes find none.
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for game, date in days:
+                pipe.exists(review_keys(game, date)[2])
+                pipe.exists(attempts_key(game, date))
+            found = await pipe.execute()
         held = False
-        for back in range(1, REVIEW_WINDOW_DAYS + 1):
-            date = daily.today(daily.opens_ms(today) - back * daily.DAY_MS)
-            for game in GAMES:
-                if self._stopping:
-                    return False
-                held |= not await self.audit_day(game, date)
+        for (game, date), done, attempted in zip(days, found[::2], found[1::2], strict=True):
+            if done or not attempted:
+                continue
+            if self._stopping:
+                return False
+            held |= not await self.audit_day(game, date)
         metrics.review_queue(await review.queue_length(self.redis))
         return held
 
