@@ -195,15 +195,23 @@ class Web:
             self.testid("menu-toggle").click()
             self.testid("game-select").wait_for(state="visible")
 
-    def new_game(self, game: str, seed: str) -> dict[str, Any]:
+    def start_game(self, game: str, seed: str) -> str:
+        """Deal a new game of ``seed`` from the menu; until the page has it (at any version:
+        auto-move may play at once); its id."""
+        before = self.page.evaluate("window.__client.gameId")
         self.open_menu()
         self.testid("game-select").select_option(game)
         self.testid("seed-input").fill(seed)
         self.testid("new-game").click()
         self.wait(
-            "([game]) => window.__client.game === game && window.__client.version === 0",
-            [game],
+            "([game, before]) => window.__client.game === game"
+            " && window.__client.gameId !== null && window.__client.gameId !== before",
+            [game, before],
         )
+        return str(self.page.evaluate("window.__client.gameId"))
+
+    def new_game(self, game: str, seed: str) -> dict[str, Any]:
+        self.start_game(game, seed)
         return self.wait_synced(0)
 
     def settle(self) -> None:
