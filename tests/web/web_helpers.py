@@ -101,10 +101,13 @@ class Web:
         """Until ``expression`` is true.  Polled with ``page.evaluate``: the page's
         Content-Security-Policy forbids the in-page eval of ``wait_for_function``."""
         deadline = time.monotonic() + timeout / 1000
+        pause = 10.0  # ms: short waits end soon; long ones (a catch-up) poll less often,
+        # each poll being a round trip through the driver and the page (CPU on 2 cores)
         while not self.page.evaluate(expression, arg):
             if time.monotonic() > deadline:
                 raise AssertionError(f"not true within {timeout} ms: {expression}")
-            self.page.wait_for_timeout(25)
+            self.page.wait_for_timeout(pause)
+            pause = min(pause * 1.5, 100.0)
 
     def client(self) -> dict[str, Any]:
         result: dict[str, Any] = self.page.evaluate(READ_CLIENT)
