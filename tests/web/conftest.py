@@ -8,6 +8,7 @@ browser, npm package or server is a test failure, never a skip. Every wait is bo
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime as dt
 import os
@@ -27,7 +28,7 @@ from web_helpers import ARTIFACTS, Web
 
 from server.config import DailySelection
 from server.dailies import choice_key, choose
-from server.testing import free_port
+from server.testing import free_port, preload_dailies
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -40,6 +41,12 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    # Less work beside the page's own on a loaded machine.
+    "--disable-extensions",
+    "--disable-default-apps",
+    "--disable-breakpad",
+    "--mute-audio",
+    "--disable-features=Translate,MediaRouter,OptimizationHints",
 ]
 #: The TypeScript SDK's browser build, which the web client is built on.
 SDK_MODULE = ROOT / "clients/ts/dist/browser/index.js"
@@ -96,13 +103,17 @@ WS_CONTROL = """
 @pytest.fixture(scope="session")
 def web_redis_url(redis_server_url: str) -> Iterator[str]:
     """The session's Redis, on the database after the other tests' (which they flush),
-    flushed before and after."""
+    flushed before and after; yesterday's, today's and tomorrow's dailies stored in it."""
     parts = urlsplit(redis_server_url)
     url = urlunsplit(parts._replace(path=f"/{int(parts.path.strip('/') or 0) + 1}"))
     client = redis.Redis.from_url(url, socket_timeout=5)
     try:
         client.flushdb()
         store_yesterdays_choice(client, "balcony")
+        # Chosen here, as the servers' background selection would (same function, same
+        # selection as their flags): a starting server finds them and forks no selection
+        # process, which on a loaded machine competed with its start-up (/healthz late).
+        asyncio.run(preload_dailies(url, SECRET, selection=WEB_DAILY))
         yield url
         client.flushdb()
     finally:

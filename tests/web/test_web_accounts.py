@@ -30,6 +30,9 @@ def open_me(web: Web) -> None:
     web.open_menu()
     web.testid("my-games-link").click()
     web.testid("me-page").wait_for(state="visible")
+    # Until the account panel is filled from GET /v1/players/me: filling it hides the
+    # delete confirmation again (a click before it lands is lost; seen under load).
+    web.wait("document.querySelector('[data-testid=\"account-codes\"]').textContent !== ''")
 
 
 def me_status(web: Web, token: str) -> tuple[int, dict[str, Any]]:

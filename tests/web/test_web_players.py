@@ -85,7 +85,9 @@ def test_undo_button_and_ctrl_z_take_moves_back_in_a_casual_game(open_page: Any)
 def test_an_undone_move_is_not_played_again_by_auto_move(open_page: Any) -> None:
     web = open_page()
     set_setting(web, "auto-move", True)
-    web.new_game("colorado", "web-1")  # auto-move sends cards home at once
+    # Auto-move sends cards home at once (140 ms after the deal): version 0 may be gone
+    # before a poll sees it, so only the new game is waited for.
+    web.start_game("colorado", "web-1")
     web.wait(
         """() => { const c = window.__client;
              return c.version > 0 && c.pending === null && c.legalMoves !== null

@@ -101,10 +101,13 @@ class Web:
         """Until ``expression`` is true.  Polled with ``page.evaluate``: the page's
         Content-Security-Policy forbids the in-page eval of ``wait_for_function``."""
         deadline = time.monotonic() + timeout / 1000
+        pause = 10.0  # ms: short waits end soon; long ones (a catch-up) poll less often,
+        # each poll being a round trip through the driver and the page (CPU on 2 cores)
         while not self.page.evaluate(expression, arg):
             if time.monotonic() > deadline:
                 raise AssertionError(f"not true within {timeout} ms: {expression}")
-            self.page.wait_for_timeout(25)
+            self.page.wait_for_timeout(pause)
+            pause = min(pause * 1.5, 100.0)
 
     def client(self) -> dict[str, Any]:
         result: dict[str, Any] = self.page.evaluate(READ_CLIENT)
@@ -195,15 +198,23 @@ class Web:
             self.testid("menu-toggle").click()
             self.testid("game-select").wait_for(state="visible")
 
-    def new_game(self, game: str, seed: str) -> dict[str, Any]:
+    def start_game(self, game: str, seed: str) -> str:
+        """Deal a new game of ``seed`` from the menu; until the page has it (at any version:
+        auto-move may play at once); its id."""
+        before = self.page.evaluate("window.__client.gameId")
         self.open_menu()
         self.testid("game-select").select_option(game)
         self.testid("seed-input").fill(seed)
         self.testid("new-game").click()
         self.wait(
-            "([game]) => window.__client.game === game && window.__client.version === 0",
-            [game],
+            "([game, before]) => window.__client.game === game"
+            " && window.__client.gameId !== null && window.__client.gameId !== before",
+            [game, before],
         )
+        return str(self.page.evaluate("window.__client.gameId"))
+
+    def new_game(self, game: str, seed: str) -> dict[str, Any]:
+        self.start_game(game, seed)
         return self.wait_synced(0)
 
     def settle(self) -> None:
