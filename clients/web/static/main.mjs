@@ -34,6 +34,8 @@ import { closeEndgame, updateEndgame, wireEndgame } from './endgame.mjs';
 import { renderLanding } from './landing.mjs';
 import { errorText } from './words.mjs';
 
+/** Moves kept while earlier ones are in flight (fast play). */
+const MAX_QUEUED_MOVES = 8;
 const TOKEN_KEY = 'patience.player';
 const SETTINGS_KEY = 'patience.settings';
 const WALKTHROUGH_KEY = 'patience.walkthrough-done';
@@ -73,7 +75,7 @@ const state = {
   score: 0,
   legal: null, // {moves, version}: the owner's legal moves at that version
   pending: null, // the move in flight: {move_id, move, version}
-  queued: null, // a move made while another was in flight, sent once that one is answered
+  queued: [], // moves made while another was in flight, sent in turn once each is answered
   connection: 'connecting', // connecting | online | offline | resyncing
   socketOpen: false,
   caughtUpAt: null, // version the current subscription must reach to be in sync
@@ -614,18 +616,18 @@ function onAccepted(message) {
   sendQueued();
 }
 
-/** The move the player made while the last one was in flight, now that it is answered. */
+/** The next move the player made while the last one was in flight, now that it is answered. */
 function sendQueued() {
-  const move = state.queued;
-  if (move === null || state.pending) return;
-  state.queued = null;
+  if (state.queued.length === 0 || state.pending) return;
+  const move = state.queued.shift();
   if (owner() && playing()) sendMove(move);
+  else state.queued = [];
 }
 
 function onRejected(message) {
   if (state.pending && state.pending.move_id === message.move_id) {
     state.pending = null;
-    state.queued = null; // it was made on a table the server refused: not sent
+    state.queued = []; // made on a table the server refused: not sent
     dropAhead(false);
   }
   say(errorText(message), 'error');
@@ -771,7 +773,7 @@ function resetGame() {
     score: 0,
     legal: null,
     pending: null,
-    queued: null,
+    queued: [],
     caughtUpAt: null,
     selected: null,
     ahead: null,
@@ -1149,9 +1151,11 @@ function sendMove(move, { auto = false } = {}) {
   if (!owner()) return;
   if (!auto && move !== 'undo') state.autoPaused = false; // the player plays on: so may auto-play
   if (state.pending) {
-    // Made while the last move is in flight (fast play): it goes once that one is answered.
-    if (auto) return;
-    state.queued = move;
+    // Made while the last move is in flight (fast play): it goes once those before it are
+    // answered, in the order made (a few at most: a player outrunning that many answers
+    // is not waiting for them).
+    if (auto || state.queued.length >= MAX_QUEUED_MOVES) return;
+    state.queued.push(move);
     render();
     return;
   }
