@@ -35,7 +35,7 @@ import { renderLanding } from './landing.mjs';
 import { errorText } from './words.mjs';
 
 /** Moves kept while earlier ones are in flight (fast play). */
-const MAX_QUEUED_MOVES = 8;
+const MAX_QUEUED_MOVES = 64;
 const TOKEN_KEY = 'patience.player';
 const SETTINGS_KEY = 'patience.settings';
 const WALKTHROUGH_KEY = 'patience.walkthrough-done';
@@ -1152,7 +1152,7 @@ function sendMove(move, { auto = false } = {}) {
   if (!auto && move !== 'undo') state.autoPaused = false; // the player plays on: so may auto-play
   if (state.pending) {
     // Made while the last move is in flight (fast play): it goes once those before it are
-    // answered, in the order made (a few at most: a player outrunning that many answers
+    // answered, in the order made (up to 64: a player outrunning that many answers
     // is not waiting for them).
     if (auto || state.queued.length >= MAX_QUEUED_MOVES) return;
     state.queued.push(move);
