@@ -106,7 +106,7 @@ async def test_a_slowloris_client_is_cut_after_the_header_timeout(server) -> Non
 
     sender = asyncio.create_task(trickle())
     try:
-        answer = await read_all(reader, HEADER_TIMEOUT + 3)
+        answer = await read_all(reader, HEADER_TIMEOUT + 6)
     except ConnectionResetError:  # closed with the trickle's latest bytes unread: a reset
         answer = b""
     finally:
@@ -114,14 +114,15 @@ async def test_a_slowloris_client_is_cut_after_the_header_timeout(server) -> Non
         writer.close()
     elapsed = time.monotonic() - started_at
     assert answer == b""  # closed, no response
-    assert HEADER_TIMEOUT - 0.2 <= elapsed < HEADER_TIMEOUT + 1.5, elapsed
+    # Cut at the header timeout, not when the head ends (30 s); the slack is a loaded machine's.
+    assert HEADER_TIMEOUT - 0.2 <= elapsed < HEADER_TIMEOUT + 4.5, elapsed
 
 
 async def test_a_silent_connection_is_cut_and_keep_alive_requests_still_work(server) -> None:
     reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
     started_at = time.monotonic()
-    assert await read_all(reader, HEADER_TIMEOUT + 3) == b""
-    assert time.monotonic() - started_at < HEADER_TIMEOUT + 1.5
+    assert await read_all(reader, HEADER_TIMEOUT + 6) == b""
+    assert time.monotonic() - started_at < HEADER_TIMEOUT + 4.5
     writer.close()
 
     # Two requests on one connection, the second after a pause shorter than the timeouts.
