@@ -20,13 +20,12 @@ import httpx
 import pytest
 import redis
 from conftest import serve
-from web_helpers import Web
+from web_helpers import Web, axe_violations
 
 from server.errors import ERROR_CODES
 from server.rules import Game, new_game
 
 ROOT = Path(__file__).resolve().parents[2]
-AXE = ROOT / "clients/web/node_modules/axe-core/axe.min.js"
 DESKTOP = {"viewport": {"width": 1280, "height": 800}}
 PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
 SIZES = {"desktop": DESKTOP, "phone": PHONE}
@@ -60,19 +59,6 @@ def play_rest(web: Web, game_id: str, moves: list[str], version: int) -> int:
             assert response.status_code == 200, (move, response.text)
             version += 1
     return version
-
-
-def axe_violations(web: Web) -> list[dict[str, Any]]:
-    if not web.page.evaluate("typeof window.axe !== 'undefined'"):
-        web.page.evaluate(AXE.read_text())
-    result = web.page.evaluate(
-        """async () => {
-             const r = await axe.run(document, {resultTypes: ['violations']});
-             return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-               .map((v) => ({id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target)}));
-           }"""
-    )
-    return list(result)
 
 
 def no_sideways_scroll(web: Web) -> bool:

@@ -17,12 +17,11 @@ from typing import Any
 
 import httpx
 import pytest
-from web_helpers import Web
+from web_helpers import Web, axe_violations
 
 from server.rules import Game, new_game
 
 ROOT = Path(__file__).resolve().parents[2]
-AXE = ROOT / "clients/web/node_modules/axe-core/axe.min.js"
 GAMES = ("balcony", "empress_of_italy", "colorado", "gloucestershire", "matrimony")
 PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
 #: Seeds the greedy player (``greedy_moves``) wins or gets stuck with (searched offline).
@@ -54,21 +53,6 @@ def only_tableau_left(view: dict[str, Any]) -> bool:
 def first_home(legal: list[str]) -> str | None:
     home = [m for m in legal if ">foundation" in m and not m.startswith("foundation")]
     return home[0] if home else None
-
-
-def axe_violations(web: Web) -> list[dict[str, Any]]:
-    """axe-core (npm) run in the page: its serious and critical violations."""
-    if not web.page.evaluate("typeof window.axe !== 'undefined'"):
-        # Evaluated, not a <script>: the page's Content-Security-Policy allows no inline script.
-        web.page.evaluate(AXE.read_text())
-    result = web.page.evaluate(
-        """async () => {
-             const r = await axe.run(document, {resultTypes: ['violations']});
-             return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-               .map((v) => ({id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target)}));
-           }"""
-    )
-    return list(result)
 
 
 #: Bound on the page's catching up with a whole game played over REST (each of some 250

@@ -14,8 +14,7 @@ from typing import Any
 
 import httpx
 from conftest import SECRET, WAIT_MS
-from test_web_experience import axe_violations
-from web_helpers import Web
+from web_helpers import Web, axe_violations
 
 from server import daily
 from server.operator import credentials

@@ -16,12 +16,11 @@ from test_web_experience import (
     PHONE,
     STUCK_COLORADO,
     WON_BALCONY,
-    axe_violations,
     greedy_moves,
     play_rest,
     set_setting,
 )
-from web_helpers import Web, choose_card_move
+from web_helpers import Web, axe_violations, choose_card_move
 
 from server.rules import new_game
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_web_experience import axe_violations
-from web_helpers import Web, choose_card_move
+from web_helpers import Web, axe_violations, choose_card_move
 
 VIEWPORTS: dict[str, dict[str, Any]] = {
     "desktop": {"viewport": {"width": 1280, "height": 800}},

@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 
 ROOT = Path(__file__).resolve().parents[2]
+AXE = ROOT / "clients/web/node_modules/axe-core/axe.min.js"
 ARTIFACTS = ROOT / "test-artifacts" / "web"
 SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 #: Piles whose top card the tests may fan out to (never moved *to*).
@@ -282,3 +283,18 @@ class Web:
 
 def dump(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
+
+
+def axe_violations(web: Web) -> list[dict[str, Any]]:
+    """axe-core (npm) run in the page: its serious and critical violations."""
+    if not web.page.evaluate("typeof window.axe !== 'undefined'"):
+        # Evaluated, not a <script>: the page's Content-Security-Policy allows no inline script.
+        web.page.evaluate(AXE.read_text())
+    result = web.page.evaluate(
+        """async () => {
+             const r = await axe.run(document, {resultTypes: ['violations']});
+             return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+               .map((v) => ({id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target)}));
+           }"""
+    )
+    return list(result)
