@@ -33,10 +33,6 @@ from server.redisconn import RedisNodes
 MAX_BATCH = 256
 #: Seconds a pipeline's replies may take, all together.
 REPLY_TIMEOUT = 5.0
-#: A lane idle this long (seconds) checks that Redis has not closed its connection before
-#: sending on it (a busy lane is not checked: a restart fails the pipeline out anyway).
-STALE_CHECK_AFTER = 0.1
-
 #: A command in RESP, and the future of its caller.
 Queued = tuple[bytes, "asyncio.Future[Any]"]
 
@@ -68,8 +64,6 @@ class Lane:
         self.connection: Any = None
         self.queued: list[Queued] = []
         self.sender: asyncio.Task[None] | None = None
-        #: When a pipeline was last sent (``time.monotonic()``).
-        self.last_used = 0.0
 
     def add(self, command: bytes, future: asyncio.Future[Any]) -> None:
         self.queued.append((command, future))
@@ -124,9 +118,8 @@ class Lane:
 
     async def _round_trip(self, commands: list[bytes]) -> list[Any]:
         connection = self.connection
-        if connection is not None and time.monotonic() - self.last_used > STALE_CHECK_AFTER:
-            await self._drop_if_closed(connection)
-        self.last_used = time.monotonic()
+        if connection is not None:
+            await self._drop_if_closed(connection)  # no I/O: what the socket already said
         if connection is None:
             connection = self.connection = await self.pool.get_connection()
             # Without a socket timeout redis-py neither wraps each write in a task nor
@@ -145,9 +138,18 @@ class Lane:
         """Disconnect (to connect again at once) a connection Redis closed while it sat
         idle, before anything is sent on it: after a Redis restart its next pipeline
         would fail every caller with Redis back (the soak found it).  Nothing was sent,
-        so nothing is ambiguous; a pipeline cut while out still fails its callers."""
+        so nothing is ambiguous; a pipeline cut while out still fails its callers.
+
+        A close is either an end of stream (a FIN, which the parser's ``can_read`` sees)
+        or a reset (an RST: the reader holds an error and no end of stream, so only the
+        transport says it): both are checked."""
+        writer = getattr(connection, "_writer", None)  # redis-py's asyncio StreamWriter
         try:
-            closed = await connection.can_read()  # no reply is due: data means closed
+            closed = (
+                writer is None
+                or writer.is_closing()
+                or await connection.can_read()  # no reply is due: data means closed
+            )
         except (RedisError, OSError):
             closed = True
         if closed:

@@ -278,6 +278,7 @@ def test_a_phone_sized_screen(open_page: Any) -> None:
     assert move is not None
     source, target = move.split(">")
     version = web.client()["version"]
+    web.settle()  # a player taps where the card rests, not where it flies
     web.top_card(source).tap()
     web.page.wait_for_selector(f'[data-pile="{target}"].target', state="attached")
     web.pile(target).tap()

@@ -171,6 +171,7 @@ def test_won_and_stuck_games_say_why_in_words(open_page: Any) -> None:
     web.wait_synced(version, timeout=CATCH_UP_MS)
     last = moves[-1]
     assert last in web.client()["legalMoves"] and ">foundation" in last
+    web.settle()  # a player double-clicks where the card rests, not where it flies
     web.top_card(last.split(">")[0]).dblclick()
     web.wait_synced(version + 1)
     outcome = web.testid("outcome-text")
@@ -299,6 +300,9 @@ def test_double_click_sends_a_card_home(open_page: Any) -> None:
     legal = web.client()["legalMoves"]
     move = next(m for m in legal if m.startswith("tableau") and ">foundation" in m)
     source = move.split(">")[0]
+    # A player double-clicks where the card rests: on a loaded machine a deal still flying
+    # made the clicks land on another pile (CI, stop 22).
+    web.settle()
     web.top_card(source).dblclick()
     web.wait_synced(1)
     log = httpx.get(f"{web.base_url}/v1/games/{web.client()['gameId']}/log", timeout=5).json()

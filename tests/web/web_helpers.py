@@ -106,9 +106,23 @@ class Web:
         # each poll being a round trip through the driver and the page (CPU on 2 cores)
         while not self.page.evaluate(expression, arg):
             if time.monotonic() > deadline:
-                raise AssertionError(f"not true within {timeout} ms: {expression}")
+                raise AssertionError(
+                    f"not true within {timeout} ms: {expression}\nthe page: {self.summary()}"
+                )
             self.page.wait_for_timeout(pause)
             pause = min(pause * 1.5, 100.0)
+
+    def summary(self) -> dict[str, Any]:
+        """What a failed wait reports: the client's state without the table."""
+        client = self.client()
+        view = client.pop("view")
+        client["viewed"] = view is not None
+        moves = client.pop("legalMoves")
+        client["legalMoves"] = None if moves is None else len(moves)
+        client["shown"] = self.page.evaluate(
+            "() => document.querySelector('[data-testid=\"message\"]')?.innerText ?? null"
+        )
+        return client
 
     def client(self) -> dict[str, Any]:
         result: dict[str, Any] = self.page.evaluate(READ_CLIENT)
