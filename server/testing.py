@@ -43,11 +43,21 @@ START_TIMEOUT = 10.0
 CLUSTER_START_TIMEOUT = 30.0
 
 
+#: The system's randomness, not the ``random`` module's: a test runner may seed that alike in
+#: each of its parallel workers (pytest-randomly), which would then all try the same ports.
+_PORTS = random.SystemRandom()
+
+
 def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A TCP port free on 127.0.0.1 right now, below the ephemeral range (and below the
+    cluster nodes' ports): a port the system hands out for ``bind(0)`` is the kind it also
+    gives the outgoing connections of every test running beside, so between this call and
+    the server's own bind one of them could take it (a server then exits on start)."""
+    for _ in range(1000):
+        port = _PORTS.randrange(2000, 10000)
+        if port_is_free(port):
+            return port
+    raise RuntimeError("no free loopback port below 10000")
 
 
 def port_is_free(port: int) -> bool:
@@ -59,16 +69,10 @@ def port_is_free(port: int) -> bool:
     return True
 
 
-_PORTS = random.SystemRandom()
-
-
 def free_cluster_port() -> int:
     """A loopback port ``p`` with ``p + 10000`` (its cluster bus) free too, both below
     the ephemeral range (a cluster node's port must be at most 55535)."""
     for _ in range(1000):
-        # The system's randomness, not the ``random`` module's: a test runner may seed that
-        # alike in each of its parallel workers (pytest-randomly), which would then all try
-        # the same ports.
         port = _PORTS.randrange(10000, 22000)
         if port_is_free(port) and port_is_free(port + 10000):
             return port

@@ -304,6 +304,9 @@ MOVING = """document.getAnimations()
   .some((a) => !(a instanceof CSSAnimation) && a.playState === 'running')"""
 #: Where to aim, and whether a card is in flight then: one round trip to the page per click.
 AIM_MOVING = f"""([address]) => [...({AIM})([address]), {MOVING}]"""
+#: The stock's top card is drawn face up (Colorado's stock is played card by card).
+STOCK_CARD_SHOWN = """() => document.querySelector(
+  '[data-testid="table"] [data-pile="stock"] > .stock-top') !== null"""
 FAST_MOVES = 65
 FAST_PAUSE_MS = 50
 
@@ -337,6 +340,11 @@ def test_fast_play_lands_every_move_where_it_was_aimed(open_page: Any, game: str
     in_flight = 0  # clicks made while a card was still moving
     for move in plan:
         for address in ["stock"] if move == "deal" else move.split(">"):
+            if address == "stock" and move != "deal":
+                # The stock's next card is the server's to reveal: a player picks it up once
+                # it shows (clicked before, an empty stock takes no card: on a loaded machine
+                # every later click then paired with the wrong one).
+                web.wait(STOCK_CARD_SHOWN, timeout=30000)
             x, y, moving = web.page.evaluate(AIM_MOVING, [address])
             in_flight += moving
             mouse.click(x, y)
