@@ -44,7 +44,8 @@ from server.store import NO_ORIGIN, RANKED_TTL, Store, StoredGame
 
 REPLAY_FORMAT = "solitaire-replay/1"
 
-#: Games kept decoded in memory per process, to skip a Redis read per move.
+#: Games in play kept decoded in memory per process, to skip a Redis read per move (a
+#: game won or resigned leaves: it takes no move again).
 CACHE_SIZE = 10_000
 #: Largest ``client_time`` taken (the largest msgpack signed integer).
 MAX_CLIENT_TIME = 2**63 - 1
@@ -768,6 +769,12 @@ class GameService:
             raise ApiError("internal", f"stored game {game_id!r} is unreadable") from error
 
     def _put(self, stored: StoredGame, game: Game) -> None:
+        if game.is_over and game.status != "stuck":
+            # Won or resigned: no move comes again (a stuck game's undo may reopen it).
+            # Kept, every game played stayed decoded here until 10,000 others pushed it
+            # out (the soak's worker RSS grew with every game).
+            self._cache.pop(stored.id, None)
+            return
         self._cache[stored.id] = (stored, game)
         self._cache.move_to_end(stored.id)
         while len(self._cache) > CACHE_SIZE:

@@ -91,3 +91,17 @@ async def test_the_patch_history_is_trimmed_every_few_versions(
         assert await redis.zcard(game_keys(game_id)[2]) == 3 + 8
         assert len(await service.store.patches_after(game_id, moves - 11) or []) == 11
         assert await service.store.patches_after(game_id, moves - 12) is None
+
+
+async def test_a_game_won_or_resigned_leaves_the_move_cache(
+    redis_url: str, redis_cluster: bool
+) -> None:
+    """The soak's object census (issue 23): every game ever played stayed decoded in its
+    process's move cache (about 10-15 KiB each) until 10,000 others pushed it out, though
+    a game won or resigned takes no move again: worker RSS grew with every game played.
+    A game in play, and a stuck one (an undo may reopen it), stay cached."""
+    async with balcony_game(redis_url, redis_cluster) as (_, service, player, game_id):
+        await play_deals(service, game_id, player, ["m1"])
+        assert game_id in service._cache
+        await service.play(game_id, player, "resign", 1, move_id="m2")
+        assert game_id not in service._cache
