@@ -109,7 +109,9 @@ class RedisProcess:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
-    def start(self) -> None:
+    def start(self, timeout: float = START_TIMEOUT) -> None:
+        """Start it and wait up to ``timeout`` seconds for its PING (a soak on a starved
+        machine waits longer for a restarted Redis reloading its append-only file)."""
         binary = self.binary or server_binary()
         if not binary.is_file():
             raise RuntimeError(f"{binary} does not exist")
@@ -127,7 +129,7 @@ class RedisProcess:
             args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
         )
         client = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=1)
-        deadline = time.monotonic() + START_TIMEOUT
+        deadline = time.monotonic() + timeout
         try:
             while True:
                 if self.process.poll() is not None:
@@ -140,7 +142,7 @@ class RedisProcess:
                         return
                 if time.monotonic() > deadline:
                     self.stop()
-                    raise RuntimeError(f"{binary.name} did not answer PING in {START_TIMEOUT}s")
+                    raise RuntimeError(f"{binary.name} did not answer PING in {timeout}s")
                 time.sleep(0.02)
         finally:
             client.close()

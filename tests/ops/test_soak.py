@@ -3,7 +3,8 @@ human-paced play on standalone Redis and a Redis Cluster, 16 simulated days apar
 players' tokens renewed by the SDK on the calendar, a day closed and new dailies chosen,
 Redis aged with the calendar), an idle spell longer than the in-process servers' Redis
 health check and WebSocket ping (both shortened to 1 s), Redis restarted and a replica
-promoted; every check of the soak holds.  The worker SIGKILL is the long form's."""
+promoted; every check of the soak holds, and every family of keys is bounded.  The
+worker SIGKILL is the long form's."""
 
 from __future__ import annotations
 
@@ -37,3 +38,8 @@ def test_soak_short_form_passes_every_check(tmp_path: Path) -> None:
     for checked in result["checks"].values():
         assert checked["acked_moves_lost"] == 0
         assert checked["ended_games_audited"] > 0
+    # Every family of keys is bounded: a TTL on each key, or one key (the review queue).
+    for census in result["key_census"].values():
+        for family, (count, untimed) in census.items():
+            assert untimed == 0 or count == 1, (family, count, untimed)
+    assert result["redis_restart_ready_s"]["max"] is not None
