@@ -136,6 +136,8 @@ CALENDAR_TTL_MS = 2 * 3600_000
 #: The longest retention on the calendar: a ranked game, its board and its day's choice
 #: live ``RANKED_TTL`` after the day's close (a day and a jump more to be sure).
 RETENTION_DAYS = RANKED_TTL // 86400 + 2
+#: Bound on stopping the in-process servers at the end, seconds.
+STOP_TIMEOUT = 90.0
 #: Bound on a restarted Redis's readiness (its PING), seconds.
 RESTART_TIMEOUT = 60.0
 #: Latency after idle may be this many times the fresh servers'.
@@ -1194,6 +1196,15 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
             unhandled = unhandled_in_process()
             child_unhandled = sum([await asyncio.to_thread(c.unhandled) for c in children])
             stopping = time.monotonic()
+            # The in-process servers stopped within a bound: a stop that hangs loses no
+            # figure (the tasks it waits on are printed, for the next look).
+            try:
+                async with asyncio.timeout(STOP_TIMEOUT):
+                    await stack.aclose()
+            except TimeoutError:
+                print(f"servers not stopped in {STOP_TIMEOUT:.0f} s; waiting on:", file=sys.stderr)
+                for task in asyncio.all_tasks():
+                    task.print_stack(limit=6, file=sys.stderr)
         child_tracebacks = sum(c.tracebacks() for c in children)
     print(f"servers stopped in {time.monotonic() - stopping:.1f} s", file=sys.stderr)
     logging.getLogger().removeHandler(errors)
