@@ -1257,6 +1257,26 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         "checks": checked,
         "retention_passed_at_s": None if retained_at is None else round(retained_at, 1),
         "key_census": {label: rows[-1][1] for label, rows in censuses.items()},
+        # The key count right after each jump (the same point of every round: a sample
+        # mid-round also counts the round's games not yet expired), and its slope once the
+        # longest retention has passed, keys per simulated week: 0 when flat.
+        "keys_after_each_jump": {
+            label: [[day, sum(c[0] for c in census.values())] for day, census in rows]
+            for label, rows in censuses.items()
+        },
+        "keys_per_week_after_retention": {
+            label: round(
+                slope_per_minute(
+                    [
+                        (day * 60 / 7, sum(c[0] for c in census.values()))
+                        for day, census in rows
+                        if day >= RETENTION_DAYS
+                    ]
+                ),
+                1,
+            )
+            for label, rows in censuses.items()
+        },
         "trend": {
             name: {
                 "first": round(points[0][1], 1),
