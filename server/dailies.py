@@ -44,7 +44,6 @@ from server.limits import audit_process_setup
 from server.redisconn import end_task
 from server.rules import GAMES, new_game
 from server.solver import WON, Budget, Result, solve
-from server.store import RANKED_TTL
 
 log = logging.getLogger("server.dailies")
 
@@ -81,15 +80,6 @@ def choice_key(game: str, date: str) -> str:
 def lock_key(game: str, date: str) -> str:
     """The lock of a day's selection (its own hash tag, apart from the choice)."""
     return f"daily-lock:{{daily-lock:{game}:{date}}}"
-
-
-def choice_lifetime_ms(date: str, now_ms: int) -> int:
-    """How long a day's choice is kept from ``now_ms``: as long as the day's ranked games
-    and board can last (``RANKED_TTL`` after their latest move, at the latest the close),
-    then nothing of the day is left to verify against it (the soak found choices kept
-    forever, the one family of keys with no bound).  A past day chosen late (a test's
-    request) is kept that long from now, never dropped at once."""
-    return max(RANKED_TTL * 1000, daily.closes_ms(date) + RANKED_TTL * 1000 - now_ms)
 
 
 # KEYS: the lock.  ARGV: the holder's token.  Deletes the lock only if it is ours.
@@ -376,10 +366,7 @@ class DailySelector:
                 return True  # cut short: leave it to the next start
             if quick and choice.cut_short and selection.seconds < self.selection.seconds:
                 return False  # not settled in the quick time: the full pass chooses it
-            async with self.redis.pipeline(transaction=True) as pipe:
-                pipe.hset(key, mapping=choice.to_redis())
-                pipe.pexpire(key, choice_lifetime_ms(date, self.clock()))
-                await pipe.execute()
+            await self.redis.hset(key, mapping=choice.to_redis())
             self.selections += 1
             # Neither seed nor par: both are secret until the day closes.
             log.info(

@@ -4,11 +4,9 @@ the full budget."""
 
 from __future__ import annotations
 
-from server import daily
 from server.config import DailySelection
-from server.dailies import DailySelector, choice_key, choose, load_choice
+from server.dailies import DailySelector, choose, load_choice
 from server.redisconn import connect
-from server.store import RANKED_TTL
 
 SECRET = bytes.fromhex("05c16ccda9db0143f1d9b1488a9b044eef963cd806ca6c99b4509370fac679f2")
 DAY = "2026-11-29"
@@ -38,29 +36,5 @@ async def test_the_quick_pass_stores_only_what_it_settled(
         assert stored is not None and (stored.k, stored.verdict) == (full.k, full.verdict)
         await selector.stop()
         await roomy.stop()
-    finally:
-        await redis.aclose()
-
-
-async def test_a_choice_lives_as_long_as_its_days_ranked_games_and_no_longer(
-    redis_url: str, redis_cluster: bool
-) -> None:
-    """The soak's key census (issue 23): one choice per game and day, kept forever, the
-    one family of keys without a bound.  A choice made a day ahead or on its day expires
-    when its day's ranked games and board can last have (``RANKED_TTL`` after the close),
-    whatever the day it was made."""
-    redis = connect(redis_url, redis_cluster)
-    cheap = DailySelection(candidate_nodes=300, candidates=1, seconds=1.0)
-    try:
-        for date, now in (
-            ("2026-10-04", daily.opens_ms("2026-10-04") - 5 * 3600_000),  # a day ahead
-            ("2026-10-05", daily.opens_ms("2026-10-05") + 20 * 3600_000),  # late on its day
-        ):
-            selector = DailySelector(redis, SECRET, cheap, lambda now=now: now)
-            assert await selector.ensure("balcony", date) is True
-            await selector.stop()
-            left = await redis.pttl(choice_key("balcony", date))
-            until = daily.closes_ms(date) + RANKED_TTL * 1000 - now
-            assert until - 60_000 <= left <= until, (date, left, until)
     finally:
         await redis.aclose()
