@@ -675,6 +675,12 @@ def key_family(key: bytes) -> str:
     return re.sub(r"\d{4}-\d{2}-\d{2}|[0-9a-f]{12,}|[0-9A-Za-z_-]{20,}", "*", text)
 
 
+#: Families kept for ever by design: each day's choice of each game (``protocol/REDIS.md``:
+#: past days stay checkable, any closed day can be practised), a few hundred bytes per game
+#: and day.  They grow with the calendar's days, not with players or games.
+ARCHIVE_FAMILIES = frozenset({"daily-choice:{}"})
+
+
 def key_census(ports: list[int]) -> dict[str, list[int]]:
     """Keys by family over the primaries among ``ports``: [count, of them without a TTL]."""
     census: dict[str, list[int]] = {}
@@ -1264,17 +1270,29 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
             label: [[day, sum(c[0] for c in census.values())] for day, census in rows]
             for label, rows in censuses.items()
         },
+        "archive_families": sorted(ARCHIVE_FAMILIES),
+        # The archive (``ARCHIVE_FAMILIES``) apart: it grows with the days by design.
         "keys_per_week_after_retention": {
-            label: round(
-                slope_per_minute(
-                    [
-                        (day * 60 / 7, sum(c[0] for c in census.values()))
-                        for day, census in rows
-                        if day >= RETENTION_DAYS
-                    ]
-                ),
-                1,
-            )
+            label: {
+                part: round(
+                    slope_per_minute(
+                        [
+                            (
+                                day * 60 / 7,
+                                sum(
+                                    c[0]
+                                    for family, c in census.items()
+                                    if (family in ARCHIVE_FAMILIES) == (part == "archive")
+                                ),
+                            )
+                            for day, census in rows
+                            if day >= RETENTION_DAYS
+                        ]
+                    ),
+                    1,
+                )
+                for part in ("archive", "the_rest")
+            }
             for label, rows in censuses.items()
         },
         "trend": {
