@@ -13,6 +13,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import redis
+
+from server.testing import RedisProcess
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -46,3 +50,23 @@ def test_soak_short_form_passes_every_check(tmp_path: Path) -> None:
         for family, (count, untimed) in census.items():
             assert untimed == 0 or count == 1 or family in archive, (family, count)
     assert result["redis_restart_ready_s"]["max"] is not None
+
+
+def test_a_redis_process_that_logs_a_lot_keeps_answering() -> None:
+    """A soak's cluster nodes log every failover to a pipe that nobody read: past 64 KiB
+    Redis blocks on its next log line and stops answering (the pipe filled by about 160
+    connections logged at ``verbose``; a node of the long soak held 7 KiB after 7
+    promotions).  ``RedisProcess`` reads its log once started."""
+    process = RedisProcess()
+    process.start()
+    try:
+        admin = redis.Redis(port=process.port, socket_timeout=2)
+        admin.config_set("loglevel", "verbose")
+        for _ in range(400):  # two log lines each, about 400 bytes
+            client = redis.Redis(port=process.port, socket_timeout=2)
+            assert client.ping()
+            client.close()
+        assert admin.ping()
+        admin.close()
+    finally:
+        process.stop()
