@@ -508,6 +508,10 @@ def _positions(slot: int) -> dict[int, int]:
 
 
 _POSITION = tuple(_positions(slot) for slot in range(8))
+#: The foundations of each suit (clubs, diamonds, hearts, spades).
+_GROUP = tuple(
+    tuple(slot for slot in range(8) if FIRST_CARDS[slot] // 13 == suit) for suit in range(4)
+)
 
 
 class MatrimonyModel(Model):
@@ -539,6 +543,38 @@ class MatrimonyModel(Model):
         redeals = REDEALS if game.redeals_left is None else game.redeals_left
         return (*super().state_of(game), (redeals,))
 
+    def _deadlocked(self, state: State, settled: int) -> bool:
+        """Whether two faces ``x`` and ``y`` of a suit block each other for good: every
+        copy of ``y`` not yet on a foundation lies below a copy of ``x`` in a pile no
+        redeal will pick up again (``tableau[settled:]``, the stock being empty), and
+        every foundation that still wants ``x`` wants ``y`` before it.  Such a pile only
+        loses its top card (to a foundation) and gains cards on top, so the first ``y``
+        to come free needs an ``x`` above it gone first, whose foundation needs a ``y``
+        first: no play wins.  A sound proof of loss (the search plays no move from here)."""
+        # Per face in the settled piles: the same-suit faces above each of its copies.
+        above_copies: dict[int, list[set[int]]] = {}
+        for slot in range(settled, self.stock):
+            pile = state[slot]
+            for depth in range(len(pile) - 1):
+                face = pile[depth]
+                suit = face // 13
+                above = {card for card in pile[depth + 1 :] if card // 13 == suit and card != face}
+                if above:
+                    above_copies.setdefault(face, []).append(above)
+        for y, aboves in above_copies.items():
+            group = _GROUP[y // 13]
+            wanting_y = sum(len(state[slot]) <= _POSITION[slot][y] for slot in group)
+            if len(aboves) < wanting_y:
+                continue  # a copy of y lies elsewhere (or under no other face of its suit)
+            for x in set.intersection(*aboves):
+                if all(
+                    len(state[slot]) <= _POSITION[slot][y] < _POSITION[slot][x]
+                    for slot in group
+                    if len(state[slot]) <= _POSITION[slot][x]
+                ):
+                    return True
+        return False
+
     def moves(self, state: State) -> list[int]:
         wants: list[int] = []
         for slot in range(8):
@@ -556,6 +592,8 @@ class MatrimonyModel(Model):
         moves: list[int] = []
         # Piles no redeal will pick up again (none while the stock lasts).
         settled = self.first_tableau + (16 if state[self.stock] else state[self.redeals][0])
+        if settled < self.stock and self._deadlocked(state, settled):
+            return []
         for slot in self.tableau:
             pile = state[slot]
             if pile:

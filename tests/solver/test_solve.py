@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 
 import pytest
-from solver_testkit import late_position, plain_search, reversed_tableau
+from solver_testkit import late_position, plain_search, reversed_tableau, won_position
 
-from server.rules import GAME_NAMES, PLAYING, WON, new_game
+from server.rules import GAME_NAMES, PLAYING, WON, Game, new_game
 from server.solver import LOST, UNKNOWN, Budget, solve
 from server.solver import search as search_module
 from server.solver.models import model_for
@@ -226,3 +226,42 @@ def test_colorado_stock_safe_move_keeps_verdicts() -> None:
         assert result.verdict == ("won" if expected else LOST), (deal, game.table())
         verdicts.append(result.verdict)
     assert set(verdicts) == {"won", LOST}
+
+
+def _matrimony_hearts_off(redeals_left: int, piles: dict[int, list[int]]) -> Game:
+    """A Matrimony position with every card on the foundations but the K♥ and Q♥ of both
+    J♥ foundations (each wants K♥ then Q♥), those four cards laid on the tableau piles
+    given (faces 37 = Q♥, 38 = K♥, bottom first), the stock empty."""
+    game = won_position("matrimony", "deadlock")
+    loose = [card for slot in (2, 3) for card in game.foundations[slot][11:]]
+    for slot in (2, 3):
+        del game.foundations[slot][11:]
+    for index, faces in piles.items():
+        for face in faces:
+            card = next(c for c in loose if c % 52 == face)
+            loose.remove(card)
+            game.tableau[index].append(card)
+    assert not loose
+    game.redeals_left = redeals_left
+    game.status = PLAYING
+    game._refresh_status()
+    return game
+
+
+def test_matrimony_deadlock_is_a_sound_proof_of_loss() -> None:
+    """Both K♥ lie under a Q♥ in piles no redeal picks up again (one redeal left, which
+    picks up tableau[0]): each J♥ foundation needs a K♥ before a Q♥, so no play wins.
+    The model plays nothing from there (the deadlock rule), and the plain search on the
+    engine agrees the position is lost.  With tableau[15] still to be picked up (16
+    redeals left), a redeal lays its K♥ and Q♥ apart and the position is won."""
+    dead = _matrimony_hearts_off(1, {14: [38, 37], 15: [38, 37]})
+    model = model_for(dead)
+    assert dead.legal_moves() and model.moves(model.state_of(dead)) == []
+    assert solve(dead).verdict == LOST
+    assert plain_search(dead) is False
+    alive = _matrimony_hearts_off(16, {14: [37, 38], 15: [38, 37]})
+    model = model_for(alive)
+    assert model.moves(model.state_of(alive))
+    result = solve(alive)
+    assert result.verdict == "won" and result.moves is not None
+    assert plain_search(alive) is True
