@@ -98,7 +98,7 @@ def test_gloucestershire_deals_proven_lost_are_lost() -> None:
         assert plain_search(game) is False
 
 
-def test_a_constructed_lost_position_is_proven_lost() -> None:
+def _colorado_clubs_jam() -> Game:
     """Colorado, stock empty, all but 14 clubs on the foundations: the clubs ace pile holds
     AC (wants 2C), the king pile K..3 (wants 2C). tableau[0] is 2C under 3C..KC,
     tableau[1] AC under 2C.  Either pile can take tableau[1]'s 2C, but then the piles
@@ -116,6 +116,12 @@ def test_a_constructed_lost_position_is_proven_lost() -> None:
     game.tableau[1][:] = [ace_of_clubs, twos[1]]
     game.status = PLAYING
     game._refresh_status()
+    return game
+
+
+def test_a_constructed_lost_position_is_proven_lost() -> None:
+    """The clubs jam of :func:`_colorado_clubs_jam`, lost after a search of both choices."""
+    game = _colorado_clubs_jam()
     assert game.score == 104 - 14 and len(game.legal_moves()) == 2
     result = solve(game)
     assert result.verdict == LOST and result.moves is None
@@ -265,3 +271,31 @@ def test_matrimony_deadlock_is_a_sound_proof_of_loss() -> None:
     result = solve(alive)
     assert result.verdict == "won" and result.moves is not None
     assert plain_search(alive) is True
+
+
+def test_restarts_reorder_moves_but_keep_every_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A restart's order holds the same moves as the model's, so a short run that is not
+    cut is still a complete search: a lost position is proven lost by restarts of one
+    position each at first, and a won one is won with a line that replays."""
+    rng = random.Random("reorder")
+    for name in ("colorado", "empress_of_italy"):
+        game = new_game(name, "reorder")
+        model = model_for(game)
+        moves_of = search_module._shaken(model.moves, random.Random(1))
+        state = model.state_of(game)
+        for _ in range(300):
+            listed = model.moves(state)
+            if not listed:
+                break
+            assert sorted(moves_of(state)) == sorted(listed)
+            state = model.play(state, rng.choice(listed))
+    monkeypatch.setattr(search_module, "FIRST_NODES", 1)
+    monkeypatch.setattr(search_module, "RESTART_UNIT", 1)
+    assert solve(_colorado_clubs_jam(), Budget(nodes=1_000)).verdict == LOST
+    won = late_position("colorado", "reorder", 8, random.Random(5))
+    result = solve(won, Budget(nodes=200_000))
+    assert result.verdict == "won" and result.moves is not None
+    replay_game = won.copy()
+    for move in result.moves:
+        replay_game.play(move)
+    assert replay_game.status == WON
