@@ -544,13 +544,13 @@ class MatrimonyModel(Model):
         return (*super().state_of(game), (redeals,))
 
     def _deadlocked(self, state: State, settled: int) -> bool:
-        """Whether two faces ``x`` and ``y`` of a suit block each other for good: every
-        copy of ``y`` not yet on a foundation lies below a copy of ``x`` in a pile no
-        redeal will pick up again (``tableau[settled:]``, the stock being empty), and
-        every foundation that still wants ``x`` wants ``y`` before it.  Such a pile only
-        loses its top card (to a foundation) and gains cards on top, so the first ``y``
-        to come free needs an ``x`` above it gone first, whose foundation needs a ``y``
-        first: no play wins.  A sound proof of loss (the search plays no move from here)."""
+        """Whether some face ``y`` is jammed for good: every copy of ``y`` not yet on a
+        foundation lies in a pile no redeal will pick up again (``tableau[settled:]``,
+        the stock being empty) below a face ``x`` of its suit that every foundation
+        still wanting ``x`` wants after ``y``.  Such a pile only loses its top card (to
+        a foundation) and gains cards on top, so the first ``y`` to come free needs an
+        ``x`` above it gone, whose foundation needs a ``y`` first: no play wins.  A sound
+        proof of loss (the search plays no move from there)."""
         # Per face in the settled piles: the same-suit faces above each of its copies.
         above_copies: dict[int, list[set[int]]] = {}
         for slot in range(settled, self.stock):
@@ -566,14 +566,18 @@ class MatrimonyModel(Model):
             wanting_y = sum(len(state[slot]) <= _POSITION[slot][y] for slot in group)
             if len(aboves) < wanting_y:
                 continue  # a copy of y lies elsewhere (or under no other face of its suit)
-            for x in set.intersection(*aboves):
-                if all(
-                    len(state[slot]) <= _POSITION[slot][y] < _POSITION[slot][x]
-                    for slot in group
-                    if len(state[slot]) <= _POSITION[slot][x]
-                ):
-                    return True
+            if all(any(self._waits_on(state, x, y) for x in above) for above in aboves):
+                return True
         return False
+
+    @staticmethod
+    def _waits_on(state: State, x: int, y: int) -> bool:
+        """Whether every foundation that still wants face ``x`` wants ``y`` first."""
+        return all(
+            len(state[slot]) <= _POSITION[slot][y] < _POSITION[slot][x]
+            for slot in _GROUP[x // 13]
+            if len(state[slot]) <= _POSITION[slot][x]
+        )
 
     def moves(self, state: State) -> list[int]:
         wants: list[int] = []

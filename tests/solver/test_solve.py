@@ -234,14 +234,15 @@ def test_colorado_stock_safe_move_keeps_verdicts() -> None:
     assert set(verdicts) == {"won", LOST}
 
 
-def _matrimony_hearts_off(redeals_left: int, piles: dict[int, list[int]]) -> Game:
-    """A Matrimony position with every card on the foundations but the K♥ and Q♥ of both
-    J♥ foundations (each wants K♥ then Q♥), those four cards laid on the tableau piles
-    given (faces 37 = Q♥, 38 = K♥, bottom first), the stock empty."""
+def _matrimony_hearts_off(redeals_left: int, piles: dict[int, list[int]], off: int = 2) -> Game:
+    """A Matrimony position with every card on the foundations but the last ``off`` of
+    both J♥ foundations (``off`` 2: each wants K♥ then Q♥; 3: A♥, K♥, Q♥), those cards
+    laid on the tableau piles given (faces 26 = A♥, 37 = Q♥, 38 = K♥, bottom first), the
+    stock empty."""
     game = won_position("matrimony", "deadlock")
-    loose = [card for slot in (2, 3) for card in game.foundations[slot][11:]]
+    loose = [card for slot in (2, 3) for card in game.foundations[slot][13 - off :]]
     for slot in (2, 3):
-        del game.foundations[slot][11:]
+        del game.foundations[slot][13 - off :]
     for index, faces in piles.items():
         for face in faces:
             card = next(c for c in loose if c % 52 == face)
@@ -261,6 +262,12 @@ def test_matrimony_deadlock_is_a_sound_proof_of_loss() -> None:
     engine agrees the position is lost.  With tableau[15] still to be picked up (16
     redeals left), a redeal lays its K♥ and Q♥ apart and the position is won."""
     dead = _matrimony_hearts_off(1, {14: [38, 37], 15: [38, 37]})
+    model = model_for(dead)
+    assert dead.legal_moves() and model.moves(model.state_of(dead)) == []
+    assert solve(dead).verdict == LOST
+    assert plain_search(dead) is False
+    # Each A♥ under a different face that waits on it (a K♥, a Q♥): jammed as well.
+    dead = _matrimony_hearts_off(1, {13: [37, 38], 14: [26, 38], 15: [26, 37]}, off=3)
     model = model_for(dead)
     assert dead.legal_moves() and model.moves(model.state_of(dead)) == []
     assert solve(dead).verdict == LOST
