@@ -2,8 +2,8 @@
 
     .venv/bin/python -m benchmarks.soak [--short] [--duration S] [--weeks W] [--players N]
         [--play S] [--idle S] [--think S] [--moves N] [--probes N] [--children N]
-        [--health-check-interval S] [--ws-ping-interval S] [--no-cluster] [--seed N]
-        [--json FILE]
+        [--health-check-interval S] [--ws-ping-interval S] [--trace-memory] [--no-cluster]
+        [--seed N] [--json FILE]
 
 ``--short`` is the suite's form (``tests/ops/test_soak.py``): two rounds 16 simulated
 days apart, think times of 0.05-0.5 s, the in-process servers' Redis health check and
@@ -41,19 +41,28 @@ and keep their sockets open through the idle gaps, their sockets cut now and the
 reconnects and fills the gap from its version).  Between rounds every player closes its
 socket and the servers sit idle for ``--idle`` seconds (longer than the Redis client's
 health check, 10 s, and the WebSocket ping, 20 s); then the first subscribes of new games
-are timed on every server (against those of the fresh servers at the start).
+are timed on every server, and, in the long form, on a fresh server started for it on each
+Redis: the baseline probed under the same load, round after round (a baseline taken only
+at the start, on a machine not yet busy, made a scheduling stall look like a 7x slowdown).
+At each jump the keys are counted by family (``key_census``: each family's count and how
+many have no TTL), and ``--trace-memory`` prints the live objects by type grown since the
+second round.
 
 Faults, at random times of the rounds after the first: a child worker SIGKILLed, the
-standalone Redis restarted, a cluster replica promoted (``CLUSTER FAILOVER``).
+standalone Redis restarted (its PING awaited up to ``RESTART_TIMEOUT``, 60 s, and the
+wait reported: on a starved machine it took longer than the tests' 10 s), a cluster
+replica promoted (``CLUSTER FAILOVER``).
 
 At the end it prints and checks: server exceptions (the
 ``solitaire_unhandled_exceptions_total`` metric, tracebacks in the logs), acknowledged
 moves missing from the logs, the first-subscribe p99 after idle against 3x the fresh
-servers', every ended game's audit (integrity), each player's stats against its games
-in Redis, each daily board against the ranked games in Redis, the spectators' copies
-against the stored games; and the trend of RSS (this process, which serves the in-process
-servers, and the child workers), open fds, Redis memory and key count, with the
-least-squares slope per minute.  Exit code 1 when a check fails.
+servers' (probed beside them), every ended game's audit (integrity), each player's stats
+against its games in Redis, each daily board against the ranked games in Redis, the
+spectators' copies against the stored games; and the trend of RSS (this process, which
+serves the in-process servers, and the child workers), open fds, Redis memory and key
+count, with the least-squares slope per minute (over the run, its last third, and once
+the calendar passed the longest retention, ``RETENTION_DAYS``).
+Exit code 1 when a check fails.
 """
 
 from __future__ import annotations
@@ -61,17 +70,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import logging
 import math
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -98,6 +110,7 @@ from server.leaderboard import Entry, board_keys
 from server.players import player_key, stats_key
 from server.rules import GAMES
 from server.service import GameService
+from server.store import RANKED_TTL
 from server.testing import (
     START_TIMEOUT,
     TEST_SECRET,
@@ -120,6 +133,13 @@ METRICS_TOKEN = uuid.uuid4().hex
 CALL_TIMEOUT = 15.0
 #: Keys living longer than this (ms) age with the calendar (``age_redis``).
 CALENDAR_TTL_MS = 2 * 3600_000
+#: The longest retention on the calendar: a ranked game, its board and its day's choice
+#: live ``RANKED_TTL`` after the day's close (a day and a jump more to be sure).
+RETENTION_DAYS = RANKED_TTL // 86400 + 2
+#: Bound on stopping the in-process servers at the end, seconds.
+STOP_TIMEOUT = 90.0
+#: Bound on a restarted Redis's readiness (its PING), seconds.
+RESTART_TIMEOUT = 60.0
 #: Latency after idle may be this many times the fresh servers'.
 LATENCY_RATIO = 3.0
 GAME_NAMES = sorted(GAMES)
@@ -649,9 +669,49 @@ def age_redis(ports: list[int], ms: int) -> int:
     return expired
 
 
-def restart_redis(store: RedisProcess) -> None:
+def key_family(key: bytes) -> str:
+    """A key's family: its hash tag and the ids and dates in it made generic."""
+    text = re.sub(r"\{[^}]*\}", "{}", key.decode(errors="replace"))
+    return re.sub(r"\d{4}-\d{2}-\d{2}|[0-9a-f]{12,}|[0-9A-Za-z_-]{20,}", "*", text)
+
+
+#: Families kept for ever by design: each day's choice of each game (``protocol/REDIS.md``:
+#: past days stay checkable, any closed day can be practised), a few hundred bytes per game
+#: and day.  They grow with the calendar's days, not with players or games.
+ARCHIVE_FAMILIES = frozenset({"daily-choice:{}"})
+
+
+def key_census(ports: list[int]) -> dict[str, list[int]]:
+    """Keys by family over the primaries among ``ports``: [count, of them without a TTL]."""
+    census: dict[str, list[int]] = {}
+    for port in ports:
+        client = redis.Redis(port=port, socket_timeout=10)
+        try:
+            if client.info("replication")["role"] != "master":
+                continue
+            keys = list(client.scan_iter(count=1000))
+            pipe = client.pipeline(transaction=False)
+            for key in keys:
+                pipe.pttl(key)
+            for key, ttl in zip(keys, pipe.execute(raise_on_error=False), strict=True):
+                entry = census.setdefault(key_family(key), [0, 0])
+                entry[0] += 1
+                entry[1] += ttl == -1
+        except redis.RedisError:
+            continue
+        finally:
+            client.close()
+    return census
+
+
+def restart_redis(store: RedisProcess) -> float:
+    """Stop and start the standalone Redis; the seconds until it answered PING (on a
+    starved machine a restart reloading its append-only file took longer than the tests'
+    10 s: up to ``RESTART_TIMEOUT`` here, and the wait is reported)."""
     store.stop()
-    store.start()
+    started = time.monotonic()
+    store.start(timeout=RESTART_TIMEOUT)
+    return time.monotonic() - started
 
 
 # -- measurements ------------------------------------------------------------------------
@@ -684,6 +744,26 @@ def redis_figures(ports: list[int]) -> tuple[float, int]:
         finally:
             client.close()
     return memory, keys
+
+
+def memory_growth(marks: list[Counter[str]], number: int) -> None:
+    """``--trace-memory``: the live objects by type (``gc``) grown most since the second
+    round (the first is warm-up), to stderr: what accumulates per game, player or socket.
+    (Not tracemalloc: tracing every allocation made the run several times slower.)"""
+    if number < 1:
+        return
+    gc.collect()
+    census = Counter(type(obj).__qualname__ for obj in gc.get_objects())
+    if not marks:
+        marks.append(census)
+        return
+    grown = sorted(((census[k] - marks[0][k], k) for k in census), reverse=True)
+    print(
+        f"  objects: {sum(census.values())} ({sum(census.values()) - sum(marks[0].values()):+d}"
+        " since round 2); grown most: "
+        + ", ".join(f"{name} {count:+d}" for count, name in grown[:10]),
+        file=sys.stderr,
+    )
 
 
 def slope_per_minute(points: list[tuple[float, float]]) -> float:
@@ -844,8 +924,11 @@ def unhandled_in_process() -> float:
 
 @contextlib.asynccontextmanager
 async def in_process(
-    backend: Backend, calendar: Calendar, args: argparse.Namespace
-) -> AsyncIterator[None]:
+    backend: Backend, calendar: Calendar, args: argparse.Namespace, register: bool = True
+) -> AsyncIterator[str]:
+    """A server on ``backend``'s Redis in this process, on the calendar: its base.
+    ``register``: one of the backend's servers (its players play there); else a fresh
+    server started only to time its first subscribes, and stopped."""
     settings = Settings(
         ws_ping_interval=args.ws_ping_interval,
         redis_url=backend.url,
@@ -856,13 +939,15 @@ async def in_process(
         daily=SOAK_DAILY,
     )
     app = create_app(settings)
-    backend.app = app
+    if register:
+        backend.app = app
     async with serve_app(app) as port:
         app.state.service.clock = calendar.now_ms
         base = f"http://127.0.0.1:{port}"
-        backend.bases.append(base)
-        backend.simulated.add(base)
-        yield
+        if register:
+            backend.bases.append(base)
+            backend.simulated.add(base)
+        yield base
 
 
 async def dailies_of(backends: list[Backend], date: str) -> None:
@@ -889,9 +974,13 @@ async def copy_choices(source: Backend, target: Backend, date: str) -> None:
     client = redisconn.connect(target.url, target.cluster)
     try:
         for game in GAMES:
-            fields = await source.service.store.redis.hgetall(choice_key(game, date))
+            key = choice_key(game, date)
+            fields = await source.service.store.redis.hgetall(key)
             if fields:
-                await client.hset(choice_key(game, date), mapping=fields)
+                await client.hset(key, mapping=fields)
+                lifetime = await source.service.store.redis.pttl(key)
+                if lifetime > 0:  # as the server keeps it (the key census reads it)
+                    await client.pexpire(key, lifetime)
     finally:
         await client.aclose()
 
@@ -935,6 +1024,11 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
     redisconn.HEALTH_CHECK_INTERVAL = args.health_check_interval
     started = time.monotonic()
     trend: dict[str, list[tuple[float, float]]] = {}
+    censuses: dict[str, list[tuple[int, dict[str, list[int]]]]] = {}
+    restart_waits: list[float] = []
+    #: When (s into the run) the calendar passed the longest retention.
+    retained_at: float | None = None
+    memory_marks: list[Counter[str]] = []
     with tempfile.TemporaryDirectory(prefix="soak-") as data:
         children = [ChildServer("", Path(data) / f"child-{i}.log") for i in range(args.children)]
         async with (
@@ -1034,7 +1128,9 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                     print(f"  fault: {kind}", file=sys.stderr)
                     counts.faults[kind] = counts.faults.get(kind, 0) + 1
                     if kind == "restart-redis":
-                        await asyncio.to_thread(restart_redis, standalone)
+                        waited = await asyncio.to_thread(restart_redis, standalone)
+                        restart_waits.append(waited)
+                        print(f"  redis answered PING after {waited:.1f} s", file=sys.stderr)
                     elif kind == "kill-worker":
                         os.kill(rng.choice(children).workers()[0], signal.SIGKILL)
                     elif kind == "promote-replica":
@@ -1051,6 +1147,9 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                 if not last:
                     await asyncio.sleep(args.idle)
                 days += step
+                if retained_at is None and days >= RETENTION_DAYS:
+                    retained_at = time.monotonic() - started
+                    print(f"  retention passed (day {days})", file=sys.stderr)
                 jump = calendar.jump_days(step, rng)
                 mark = time.monotonic()
                 for backend in [] if last else backends:
@@ -1060,8 +1159,33 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                 if not last:
                     aged = await asyncio.to_thread(age_redis, redis_ports, jump)
                     counts.keys_expired += aged
+                    if args.trace_memory:
+                        memory_growth(memory_marks, number)
+                    for label, ports in (
+                        ("standalone", redis_ports[:1]),
+                        ("cluster", redis_ports[1:]),
+                    ):
+                        if ports:
+                            census = await asyncio.to_thread(key_census, ports)
+                            censuses.setdefault(label, []).append((days, census))
+                            print(
+                                f"  keys {label} day {days}: "
+                                + ", ".join(
+                                    f"{k}={v[0]}/{v[1]}" for k, v in sorted(census.items())
+                                ),
+                                file=sys.stderr,
+                            )
                 await dailies_of([] if last else backends, calendar.today())
                 print(f"  dailies chosen in {time.monotonic() - mark:.1f} s", file=sys.stderr)
+                # The baseline under the same load: a fresh server on each Redis, its first
+                # subscribes timed right after the idle servers' (the long form's ratio).
+                # Tomorrow's dailies first, which the servers' background selection would
+                # choose anyway: the fresh server finds them rather than start choosing.
+                if not (last or args.short):
+                    await dailies_of(backends, calendar.day_after(1))
+                for backend in [] if last or args.short else backends:
+                    async with in_process(backend, calendar, args, register=False) as base:
+                        await first_subscribes(base, backend.fresh_ms, args.probes)
             gate.stop = True
             gate.open.set()
             done, pending = await asyncio.wait(tasks, timeout=CALL_TIMEOUT * 3)
@@ -1078,6 +1202,15 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
             unhandled = unhandled_in_process()
             child_unhandled = sum([await asyncio.to_thread(c.unhandled) for c in children])
             stopping = time.monotonic()
+            # The in-process servers stopped within a bound: a stop that hangs loses no
+            # figure (the tasks it waits on are printed, for the next look).
+            try:
+                async with asyncio.timeout(STOP_TIMEOUT):
+                    await stack.aclose()
+            except TimeoutError:
+                print(f"servers not stopped in {STOP_TIMEOUT:.0f} s; waiting on:", file=sys.stderr)
+                for task in asyncio.all_tasks():
+                    task.print_stack(limit=6, file=sys.stderr)
         child_tracebacks = sum(c.tracebacks() for c in children)
     print(f"servers stopped in {time.monotonic() - stopping:.1f} s", file=sys.stderr)
     logging.getLogger().removeHandler(errors)
@@ -1101,6 +1234,12 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         "keys_expired_on_the_calendar": counts.keys_expired,
         "reconnects": counts.reconnects,
         "faults": counts.faults,
+        "redis_restart_ready_s": {
+            "median": round(sorted(restart_waits)[len(restart_waits) // 2], 2)
+            if restart_waits
+            else None,
+            "max": round(max(restart_waits), 2) if restart_waits else None,
+        },
         "client_errors": counts.client_errors,
         "server_errors_seen_by_clients": counts.server_errors,
         "unhandled_exceptions": unhandled + child_unhandled,
@@ -1122,15 +1261,53 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         "first_subscribe_fresh_p99_ms": round(p99(fresh), 1),
         "first_subscribe_idle_p99_ms": round(p99(idle), 1),
         "checks": checked,
+        "retention_passed_at_s": None if retained_at is None else round(retained_at, 1),
+        "key_census": {label: rows[-1][1] for label, rows in censuses.items()},
+        # The key count right after each jump (the same point of every round: a sample
+        # mid-round also counts the round's games not yet expired), and its slope once the
+        # longest retention has passed, keys per simulated week: 0 when flat.
+        "keys_after_each_jump": {
+            label: [[day, sum(c[0] for c in census.values())] for day, census in rows]
+            for label, rows in censuses.items()
+        },
+        "archive_families": sorted(ARCHIVE_FAMILIES),
+        # The archive (``ARCHIVE_FAMILIES``) apart: it grows with the days by design.
+        "keys_per_week_after_retention": {
+            label: {
+                part: round(
+                    slope_per_minute(
+                        [
+                            (
+                                day * 60 / 7,
+                                sum(
+                                    c[0]
+                                    for family, c in census.items()
+                                    if (family in ARCHIVE_FAMILIES) == (part == "archive")
+                                ),
+                            )
+                            for day, census in rows
+                            if day >= RETENTION_DAYS
+                        ]
+                    ),
+                    1,
+                )
+                for part in ("archive", "the_rest")
+            }
+            for label, rows in censuses.items()
+        },
         "trend": {
             name: {
                 "first": round(points[0][1], 1),
                 "last": round(points[-1][1], 1),
                 "slope_per_min": round(slope_per_minute(points), 2),
-                # Once the calendar's retention is reached the figures should be flat.
                 "slope_last_third_per_min": round(
                     slope_per_minute(points[len(points) * 2 // 3 :]), 2
                 ),
+                # Once the calendar's longest retention has passed the figures should be
+                # flat: before, the keys of ranked games, boards and choices pile up.
+                "slope_after_retention_per_min": None
+                if retained_at is None
+                else round(slope_per_minute([p for p in points if p[0] >= retained_at]), 2),
             }
             for name, points in trend.items()
         },
@@ -1193,6 +1370,11 @@ def main(argv: list[str] | None = None) -> int:
         type=float,
         default=Settings.ws_ping_interval,
         help="the in-process servers' WebSocket ping, s (the idle must be longer)",
+    )
+    parser.add_argument(
+        "--trace-memory",
+        action="store_true",
+        help="print the live objects by type grown since the second round, at each jump",
     )
     parser.add_argument("--no-cluster", action="store_true", help="standalone Redis only")
     parser.add_argument("--seed", type=int, default=1)

@@ -44,8 +44,12 @@ from server.store import NO_ORIGIN, RANKED_TTL, Store, StoredGame
 
 REPLAY_FORMAT = "solitaire-replay/1"
 
-#: Games kept decoded in memory per process, to skip a Redis read per move.
+#: Games in play kept decoded in memory per process, to skip a Redis read per move (a
+#: game won or resigned leaves: it takes no move again).
 CACHE_SIZE = 10_000
+#: A game nobody moved in for this long (ms, on the service's clock) leaves the cache at the
+#: next move in any game: one Redis read when its player comes back.
+CACHE_IDLE_MS = 10 * 60_000
 #: Largest ``client_time`` taken (the largest msgpack signed integer).
 MAX_CLIENT_TIME = 2**63 - 1
 #: Games whose outbox is read per round trip when re-driving them.
@@ -161,7 +165,8 @@ class GameService:
         #: watches its game): the app's hub hands it to this process's sockets.
         self.deliver_unpublished: Callable[[str, Patch], None] = lambda game_id, patch: None
         # game id -> (stored record, decoded game at that record's version)
-        self._cache: OrderedDict[str, tuple[StoredGame, Game]] = OrderedDict()
+        #: Game id -> (stored, game, last use on the clock), least recently used first.
+        self._cache: OrderedDict[str, tuple[StoredGame, Game, int]] = OrderedDict()
 
     # -- players ------------------------------------------------------------
 
@@ -760,7 +765,7 @@ class GameService:
         cached copy's chain head is still the stored one."""
         copy = self._cache.pop(game_id, None)
         if cached and copy is not None and copy[0].version == version:
-            return copy
+            return copy[0], copy[1]
         stored = await self.load(game_id)
         try:
             return stored, load_game(stored.state)
@@ -768,9 +773,21 @@ class GameService:
             raise ApiError("internal", f"stored game {game_id!r} is unreadable") from error
 
     def _put(self, stored: StoredGame, game: Game) -> None:
-        self._cache[stored.id] = (stored, game)
+        if game.is_over and game.status != "stuck":
+            # Won or resigned: no move comes again (a stuck game's undo may reopen it).
+            # Kept, every game played stayed decoded here until 10,000 others pushed it
+            # out (the soak's worker RSS grew with every game).
+            self._cache.pop(stored.id, None)
+            return
+        now = self.clock()
+        self._cache[stored.id] = (stored, game, now)
         self._cache.move_to_end(stored.id)
-        while len(self._cache) > CACHE_SIZE:
+        # The least recently used first: games left in play (a player gone for the day)
+        # go after CACHE_IDLE_MS, not only when 10,000 others push them out.
+        while self._cache and (
+            len(self._cache) > CACHE_SIZE
+            or next(iter(self._cache.values()))[2] < now - CACHE_IDLE_MS
+        ):
             self._cache.popitem(last=False)
 
     def seed_revealed(self, stored: StoredGame) -> bool:

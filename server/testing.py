@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import random
 import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from typing import IO
 
 import httpx
 import redis
@@ -86,6 +89,13 @@ def server_binary() -> Path:
     return Path(found) if found else valkey_binary()
 
 
+def _drain(stream: IO[bytes]) -> None:
+    """Read ``stream`` to its end, discarding it."""
+    with contextlib.suppress(ValueError, OSError):
+        while os.read(stream.fileno(), 65536):
+            pass
+
+
 class RedisProcess:
     """A Redis-compatible server (``binary``, default :func:`server_binary`) as a child
     process on a loopback port, started and stopped on demand.
@@ -108,12 +118,15 @@ class RedisProcess:
         #: Set: a Redis Cluster node keeping its cluster state (nodes.conf) in this directory.
         self.cluster_dir = cluster_dir
         self.process: subprocess.Popen[bytes] | None = None
+        self._drainer: threading.Thread | None = None
 
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
-    def start(self) -> None:
+    def start(self, timeout: float = START_TIMEOUT) -> None:
+        """Start it and wait up to ``timeout`` seconds for its PING (a soak on a starved
+        machine waits longer for a restarted Redis reloading its append-only file)."""
         binary = self.binary or server_binary()
         if not binary.is_file():
             raise RuntimeError(f"{binary} does not exist")
@@ -131,7 +144,7 @@ class RedisProcess:
             args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
         )
         client = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=1)
-        deadline = time.monotonic() + START_TIMEOUT
+        deadline = time.monotonic() + timeout
         try:
             while True:
                 if self.process.poll() is not None:
@@ -141,10 +154,17 @@ class RedisProcess:
                     raise RuntimeError(f"{binary.name} exited at start ({code}):\n{output}")
                 with contextlib.suppress(redis.exceptions.ConnectionError):
                     if client.ping():
+                        # Its log read from now on: a pipe nobody reads fills (64 KiB),
+                        # and Redis then blocks on its next log line: a cluster node of a
+                        # soak stopped answering after enough failovers.
+                        self._drainer = threading.Thread(
+                            target=_drain, args=(self.process.stdout,), daemon=True
+                        )
+                        self._drainer.start()
                         return
                 if time.monotonic() > deadline:
                     self.stop()
-                    raise RuntimeError(f"{binary.name} did not answer PING in {START_TIMEOUT}s")
+                    raise RuntimeError(f"{binary.name} did not answer PING in {timeout}s")
                 time.sleep(0.02)
         finally:
             client.close()
@@ -166,6 +186,9 @@ class RedisProcess:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(START_TIMEOUT)
+        drainer, self._drainer = self._drainer, None
+        if drainer is not None:
+            drainer.join(START_TIMEOUT)  # at the log's end (the process exited): its fd is ours
         if process.stdout is not None:
             process.stdout.close()
 

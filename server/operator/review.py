@@ -11,7 +11,8 @@ Per board, in the board's own slot (``server.leaderboard.review_keys``):
 * ``lb:{...}:reviewed`` (string): the day's audit is done (JSON: when, how many, CPU).
 
 ``reviews:flagged`` (sorted set: game id by audit time) is the queue across days, for its
-length.  An item's id is its attempt's game id.
+length; an item leaves it when decided, or when its board's marks expire (``MARK_TTL``).
+An item's id is its attempt's game id.
 """
 
 from __future__ import annotations
@@ -42,7 +43,12 @@ async def store_item(redis: Any, item: dict[str, Any]) -> None:
         pipe.expire(items, MARK_TTL)
         await pipe.execute()
     if item["state"] == "flagged":
-        await redis.zadd(QUEUE_KEY, {item["id"]: item["audited_at"]})
+        async with redis.pipeline(transaction=True) as pipe:
+            pipe.zadd(QUEUE_KEY, {item["id"]: item["audited_at"]})
+            # Items audited longer ago than their boards' marks live are gone with them:
+            # without this, every item nobody decided stayed in the queue for ever.
+            pipe.zremrangebyscore(QUEUE_KEY, "-inf", f"({item['audited_at'] - MARK_TTL * 1000}")
+            await pipe.execute()
     else:
         await redis.zrem(QUEUE_KEY, item["id"])
 

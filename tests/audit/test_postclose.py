@@ -229,3 +229,32 @@ async def test_clairvoyance_stops_when_the_boards_cpu_budget_is_spent(
     assert items[second]["clairvoyance_checked"] is False
     marker = json.loads(await redis_client.get(review_keys("balcony", DAY)[2]))
     assert marker["attempts"] == 2 and marker["clairvoyance_skipped"] == 1
+
+
+async def test_the_queue_forgets_items_gone_with_their_board(
+    redis_url: str, redis_cluster: bool
+) -> None:
+    """The soak's key census (issue 23): a flagged item nobody decided stayed in
+    ``reviews:flagged`` after its board's review hashes expired (``MARK_TTL``), so the
+    queue, and its length in ``/metrics``, grew by every such item forever.  An audit
+    drops the items audited more than ``MARK_TTL`` before it."""
+    from server.leaderboard import MARK_TTL
+    from server.redisconn import connect
+
+    redis = connect(redis_url, redis_cluster)
+    try:
+        first = daily.opens_ms(DAY) + daily.DAY_MS
+        for n, audited_at in enumerate((first, first + MARK_TTL * 1000 + daily.DAY_MS)):
+            item = {
+                "id": f"game-{n}",
+                "game": GAME,
+                "date": DAY,
+                "player_id": f"player-{n}",
+                "state": "flagged",
+                "audited_at": audited_at,
+            }
+            await review.store_item(redis, item)
+        assert await review.queue_length(redis) == 1
+        assert await redis.zrange(review.QUEUE_KEY, 0, -1) == [b"game-1"]
+    finally:
+        await redis.aclose()

@@ -16,8 +16,10 @@ import pytest
 
 from server.testing import serve
 
-#: Cases per operation and generation phase: about 2,100 in all over the operations.
-MAX_EXAMPLES = 80
+#: Cases per operation and generation phase: with the coverage phase's own, about 3,600 in
+#: all over the 43 operations (80 made 5,100, the fuzzing phase taking 100 of 130 s of a
+#: loaded run).
+MAX_EXAMPLES = 40
 SEED = 20261201
 #: Bound on the whole run, in seconds (under a minute on two cores, even busy ones).
 RUN_TIMEOUT = 420

@@ -3,7 +3,8 @@ human-paced play on standalone Redis and a Redis Cluster, 16 simulated days apar
 players' tokens renewed by the SDK on the calendar, a day closed and new dailies chosen,
 Redis aged with the calendar), an idle spell longer than the in-process servers' Redis
 health check and WebSocket ping (both shortened to 1 s), Redis restarted and a replica
-promoted; every check of the soak holds.  The worker SIGKILL is the long form's."""
+promoted; every check of the soak holds, and every family of keys is bounded.  The
+worker SIGKILL is the long form's."""
 
 from __future__ import annotations
 
@@ -11,6 +12,10 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+
+import redis
+
+from server.testing import RedisProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,3 +42,31 @@ def test_soak_short_form_passes_every_check(tmp_path: Path) -> None:
     for checked in result["checks"].values():
         assert checked["acked_moves_lost"] == 0
         assert checked["ended_games_audited"] > 0
+    # Every family of keys is bounded: a TTL on each key, or one key (the review queue), or
+    # the archive of each day's choices, kept by design (``protocol/REDIS.md``).
+    archive = set(result["archive_families"])
+    assert archive == {"daily-choice:{}"}
+    for census in result["key_census"].values():
+        for family, (count, untimed) in census.items():
+            assert untimed == 0 or count == 1 or family in archive, (family, count)
+    assert result["redis_restart_ready_s"]["max"] is not None
+
+
+def test_a_redis_process_that_logs_a_lot_keeps_answering() -> None:
+    """A soak's cluster nodes log every failover to a pipe that nobody read: past 64 KiB
+    Redis blocks on its next log line and stops answering (the pipe filled by about 160
+    connections logged at ``verbose``; a node of the long soak held 7 KiB after 7
+    promotions).  ``RedisProcess`` reads its log once started."""
+    process = RedisProcess()
+    process.start()
+    try:
+        admin = redis.Redis(port=process.port, socket_timeout=2)
+        admin.config_set("loglevel", "verbose")
+        for _ in range(400):  # two log lines each, about 400 bytes
+            client = redis.Redis(port=process.port, socket_timeout=2)
+            assert client.ping()
+            client.close()
+        assert admin.ping()
+        admin.close()
+    finally:
+        process.stop()

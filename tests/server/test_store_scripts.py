@@ -91,3 +91,39 @@ async def test_the_patch_history_is_trimmed_every_few_versions(
         assert await redis.zcard(game_keys(game_id)[2]) == 3 + 8
         assert len(await service.store.patches_after(game_id, moves - 11) or []) == 11
         assert await service.store.patches_after(game_id, moves - 12) is None
+
+
+async def test_a_game_won_or_resigned_leaves_the_move_cache(
+    redis_url: str, redis_cluster: bool
+) -> None:
+    """The soak's object census (issue 23): every game ever played stayed decoded in its
+    process's move cache (about 10-15 KiB each) until 10,000 others pushed it out, though
+    a game won or resigned takes no move again: worker RSS grew with every game played.
+    A game in play, and a stuck one (an undo may reopen it), stay cached."""
+    async with balcony_game(redis_url, redis_cluster) as (_, service, player, game_id):
+        await play_deals(service, game_id, player, ["m1"])
+        assert game_id in service._cache
+        await service.play(game_id, player, "resign", 1, move_id="m2")
+        assert game_id not in service._cache
+
+
+async def test_a_game_nobody_moved_in_for_ten_minutes_leaves_the_move_cache(
+    redis_url: str, redis_cluster: bool
+) -> None:
+    """The soak's object census (issue 23): a game left in play (a player gone for the
+    day) stayed decoded in the move cache until 10,000 others pushed it out, so worker RSS
+    grew with every game abandoned.  A move drops from the cache the games nobody moved
+    in for ``CACHE_IDLE_MS`` (on the service's clock); a game in use stays."""
+    from server.service import CACHE_IDLE_MS
+
+    async with balcony_game(redis_url, redis_cluster) as (_, service, player, left):
+        now = [10**12]
+        service.clock = lambda: now[0]
+        other = (await service.create_game(player, "balcony", "def"))["id"]
+        await play_deals(service, left, player, ["a1"])
+        now[0] += CACHE_IDLE_MS - 1000
+        await play_deals(service, other, player, ["b1"])
+        assert left in service._cache and other in service._cache
+        now[0] += 2000  # ``left`` idle past the bound, ``other`` not
+        await service.play(other, player, "deal", 1, move_id="b2")
+        assert left not in service._cache and other in service._cache

@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 
 import pytest
-from solver_testkit import late_position, plain_search, reversed_tableau
+from solver_testkit import late_position, plain_search, reversed_tableau, won_position
 
-from server.rules import GAME_NAMES, PLAYING, WON, new_game
+from server.rules import GAME_NAMES, PLAYING, WON, Game, new_game
 from server.solver import LOST, UNKNOWN, Budget, solve
 from server.solver import search as search_module
 from server.solver.models import model_for
@@ -98,7 +98,7 @@ def test_gloucestershire_deals_proven_lost_are_lost() -> None:
         assert plain_search(game) is False
 
 
-def test_a_constructed_lost_position_is_proven_lost() -> None:
+def _colorado_clubs_jam() -> Game:
     """Colorado, stock empty, all but 14 clubs on the foundations: the clubs ace pile holds
     AC (wants 2C), the king pile K..3 (wants 2C). tableau[0] is 2C under 3C..KC,
     tableau[1] AC under 2C.  Either pile can take tableau[1]'s 2C, but then the piles
@@ -116,6 +116,12 @@ def test_a_constructed_lost_position_is_proven_lost() -> None:
     game.tableau[1][:] = [ace_of_clubs, twos[1]]
     game.status = PLAYING
     game._refresh_status()
+    return game
+
+
+def test_a_constructed_lost_position_is_proven_lost() -> None:
+    """The clubs jam of :func:`_colorado_clubs_jam`, lost after a search of both choices."""
+    game = _colorado_clubs_jam()
     assert game.score == 104 - 14 and len(game.legal_moves()) == 2
     result = solve(game)
     assert result.verdict == LOST and result.moves is None
@@ -226,3 +232,77 @@ def test_colorado_stock_safe_move_keeps_verdicts() -> None:
         assert result.verdict == ("won" if expected else LOST), (deal, game.table())
         verdicts.append(result.verdict)
     assert set(verdicts) == {"won", LOST}
+
+
+def _matrimony_hearts_off(redeals_left: int, piles: dict[int, list[int]], off: int = 2) -> Game:
+    """A Matrimony position with every card on the foundations but the last ``off`` of
+    both J♥ foundations (``off`` 2: each wants K♥ then Q♥; 3: A♥, K♥, Q♥), those cards
+    laid on the tableau piles given (faces 26 = A♥, 37 = Q♥, 38 = K♥, bottom first), the
+    stock empty."""
+    game = won_position("matrimony", "deadlock")
+    loose = [card for slot in (2, 3) for card in game.foundations[slot][13 - off :]]
+    for slot in (2, 3):
+        del game.foundations[slot][13 - off :]
+    for index, faces in piles.items():
+        for face in faces:
+            card = next(c for c in loose if c % 52 == face)
+            loose.remove(card)
+            game.tableau[index].append(card)
+    assert not loose
+    game.redeals_left = redeals_left
+    game.status = PLAYING
+    game._refresh_status()
+    return game
+
+
+def test_matrimony_deadlock_is_a_sound_proof_of_loss() -> None:
+    """Both K♥ lie under a Q♥ in piles no redeal picks up again (one redeal left, which
+    picks up tableau[0]): each J♥ foundation needs a K♥ before a Q♥, so no play wins.
+    The model plays nothing from there (the deadlock rule), and the plain search on the
+    engine agrees the position is lost.  With tableau[15] still to be picked up (16
+    redeals left), a redeal lays its K♥ and Q♥ apart and the position is won."""
+    dead = _matrimony_hearts_off(1, {14: [38, 37], 15: [38, 37]})
+    model = model_for(dead)
+    assert dead.legal_moves() and model.moves(model.state_of(dead)) == []
+    assert solve(dead).verdict == LOST
+    assert plain_search(dead) is False
+    # Each A♥ under a different face that waits on it (a K♥, a Q♥): jammed as well.
+    dead = _matrimony_hearts_off(1, {13: [37, 38], 14: [26, 38], 15: [26, 37]}, off=3)
+    model = model_for(dead)
+    assert dead.legal_moves() and model.moves(model.state_of(dead)) == []
+    assert solve(dead).verdict == LOST
+    assert plain_search(dead) is False
+    alive = _matrimony_hearts_off(16, {14: [37, 38], 15: [38, 37]})
+    model = model_for(alive)
+    assert model.moves(model.state_of(alive))
+    result = solve(alive)
+    assert result.verdict == "won" and result.moves is not None
+    assert plain_search(alive) is True
+
+
+def test_restarts_reorder_moves_but_keep_every_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A restart's order holds the same moves as the model's, so a short run that is not
+    cut is still a complete search: a lost position is proven lost by restarts of one
+    position each at first, and a won one is won with a line that replays."""
+    rng = random.Random("reorder")
+    for name in ("colorado", "empress_of_italy"):
+        game = new_game(name, "reorder")
+        model = model_for(game)
+        moves_of = search_module._shaken(model.moves, random.Random(1))
+        state = model.state_of(game)
+        for _ in range(300):
+            listed = model.moves(state)
+            if not listed:
+                break
+            assert sorted(moves_of(state)) == sorted(listed)
+            state = model.play(state, rng.choice(listed))
+    monkeypatch.setattr(search_module, "FIRST_NODES", 1)
+    monkeypatch.setattr(search_module, "RESTART_UNIT", 1)
+    assert solve(_colorado_clubs_jam(), Budget(nodes=1_000)).verdict == LOST
+    won = late_position("colorado", "reorder", 8, random.Random(5))
+    result = solve(won, Budget(nodes=200_000))
+    assert result.verdict == "won" and result.moves is not None
+    replay_game = won.copy()
+    for move in result.moves:
+        replay_game.play(move)
+    assert replay_game.status == WON
