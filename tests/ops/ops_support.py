@@ -62,7 +62,11 @@ class ServerProcess:
 
     def records(self) -> list[dict[str, Any]]:
         """The JSON log records printed so far (every line must be one)."""
-        return [json.loads(line) for line in self.lines if line.strip()]
+        return self.records_of(self.lines)
+
+    @staticmethod
+    def records_of(lines: list[str]) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in lines if line.strip()]
 
     async def start(self) -> ServerProcess:
         env = {k: v for k, v in os.environ.items() if k not in SERVER_ENV}

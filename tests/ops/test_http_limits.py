@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
 
 import pytest
-from ops_support import started
+import pytest_asyncio
+from ops_support import ServerProcess, started
 
 HEADER_TIMEOUT = 1.5
 #: Long enough that an answer "at once" stands apart from one at the timeout on a loaded
@@ -19,11 +23,17 @@ HEADER_TIMEOUT = 1.5
 BODY_TIMEOUT = 4.0
 
 
-@pytest.fixture
-async def server(tmp_path):  # type: ignore[no-untyped-def]
+# One server serves every test of this module: each opens its own connections and reads
+# only the log lines printed since it started (a ``python -m server`` start-up, its Valkey
+# and workers, costs about a CPU second).  So the tests run in the module's event loop.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def server_process(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[ServerProcess]:
     async with started(
         "--data-dir",
-        str(tmp_path),
+        str(tmp_path_factory.mktemp("http-limits")),
         "--header-timeout",
         str(HEADER_TIMEOUT),
         "--body-timeout",
@@ -32,6 +42,26 @@ async def server(tmp_path):  # type: ignore[no-untyped-def]
         "json",
     ) as running:
         yield running
+
+
+@dataclass
+class ServerSince:
+    """The module's server as one test sees it: its port, and its log from the test's start."""
+
+    process: ServerProcess
+    first_line: int
+
+    @property
+    def port(self) -> int:
+        return self.process.port
+
+    def records(self) -> list[dict[str, Any]]:
+        return ServerProcess.records_of(self.process.lines[self.first_line :])
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def server(server_process: ServerProcess) -> ServerSince:
+    return ServerSince(server_process, len(server_process.lines))
 
 
 def unexpected(records: list[dict]) -> list[dict]:  # type: ignore[type-arg]

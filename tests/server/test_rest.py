@@ -3,17 +3,47 @@
 from __future__ import annotations
 
 import random
+from collections.abc import AsyncIterator
 
+import httpx
 import msgpack
 import pytest
-from server_support import Api, all_keys, bearer, error_code
+import pytest_asyncio
+from redis.asyncio import Redis
+from server_support import WAIT, Api, RunningServer, all_keys, bearer, error_code, run_app
 from starlette.routing import Route
 
 from server.app import ROUTES
+from server.redisconn import connect
 from server.rules import GAME_NAMES, GAMES, new_game
 
 SNAPSHOT_KEYS = {"id", "game", "version", "status", "score", "view", "legal_moves"}
 MSGPACK = "application/msgpack"
+
+
+# One in-process server serves every test of this module (they only add players and
+# games, each test on a freshly flushed database): one start-up, not one a test.  So the
+# tests run in the module's event loop, and the async fixtures they use are redefined here.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def server(redis_module_url: str, redis_cluster: bool) -> AsyncIterator[RunningServer]:
+    async with run_app(redis_module_url, redis_cluster=redis_cluster) as running:
+        yield running
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def http(server: RunningServer, redis_url: str) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=WAIT * 2) as client:
+        yield client
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def redis_client(redis_url: str, redis_cluster: bool) -> AsyncIterator[Redis]:
+    client = connect(redis_url, redis_cluster)
+    yield client
+    await client.aclose()
 
 
 def engine_snapshot(game, version: int) -> dict:
