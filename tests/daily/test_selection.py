@@ -179,6 +179,24 @@ async def test_a_day_not_chosen_yet_answers_503_and_is_never_solved_on_the_reque
                 assert await load_choice(redis, game, past) is None
 
 
+def test_the_choice_passes_over_every_earlier_candidate_not_proven_won() -> None:
+    # The server's choice above is Balcony's first candidate (most Balcony deals are won):
+    # here Colorado days whose first candidates the budget does not prove, with no time
+    # limit, so that what is passed over depends on the search alone.
+    by_nodes = DailySelection(candidate_nodes=20_000, candidates=8, seconds=float("inf"))
+    passed_over = 0
+    for day in ("2026-11-21", "2026-11-22"):
+        choice = choose(SECRET.encode(), "colorado", day, by_nodes)
+        assert choice.verdict == "won" and not choice.cut_short, day
+        for k in range(choice.k):
+            early = new_game("colorado", candidate_seed(SECRET.encode(), "colorado", day, k))
+            if early.legal_moves():
+                result = solve(early, Budget(nodes=by_nodes.candidate_nodes))
+                assert result.verdict != "won", (day, k)
+            passed_over += 1
+    assert passed_over > 0, "no candidate was passed over: nothing above was checked"
+
+
 async def test_selection_keeps_the_best_proven_score_when_no_win_is_found() -> None:
     # Gloucestershire deals are rarely won: with a tiny budget no win is proven, and the
     # candidate reaching the most cards is kept (never one stuck at the deal).
