@@ -73,13 +73,16 @@ WAIT_MS = 5000
 WS_CONTROL = """
 (() => {
   const Native = window.WebSocket;
-  const control = { allow: true, sockets: [], sent: [], cutAfterSend: false };
+  const control = { allow: true, sockets: [], sent: [], closes: [], cutAfterSend: false };
   window.__wsControl = control;
   window.WebSocket = class extends Native {
     constructor(url, protocols) {
       // Refused: the same origin (the page's CSP allows no other), a path with no socket.
       super(control.allow ? url : String(url).replace('/v2/ws', '/v2/ws-refused'), protocols);
       control.sockets.push(this);
+      // Why a socket closed, and when (a failed wait reports it).
+      this.addEventListener('close', (event) => control.closes.push(
+        [event.code, event.reason, Math.round(performance.now())]));
     }
     send(data) {
       super.send(data);

@@ -122,6 +122,10 @@ class Web:
         client["shown"] = self.page.evaluate(
             "() => document.querySelector('[data-testid=\"message\"]')?.innerText ?? null"
         )
+        client["socket_closes"] = self.page.evaluate(
+            "() => window.__wsControl ? window.__wsControl.closes : null"
+        )
+        client["now_ms"] = self.page.evaluate("() => Math.round(performance.now())")
         return client
 
     def client(self) -> dict[str, Any]:
