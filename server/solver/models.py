@@ -92,6 +92,16 @@ class Model:
     def play(self, state: State, move: int) -> State:
         raise NotImplementedError
 
+    #: Whether :meth:`moves` offers nothing from some positions that still have legal
+    #: moves, proven lost (Matrimony's deadlocks): the search then scores the line of
+    #: :meth:`playout` from there, so that the best score stays what play could reach.
+    proves_dead_ends = False
+
+    def playout(self, state: State) -> list[int]:
+        """Moves the search plays without branching from a position :meth:`moves` gives
+        up on (a lost one), for its best score and line only."""
+        return []
+
     def key(self, state: State) -> object:
         raise NotImplementedError
 
@@ -533,6 +543,8 @@ class MatrimonyModel(Model):
     branches.
     """
 
+    proves_dead_ends = True
+
     def __init__(self, game: Game) -> None:
         super().__init__(game)
         self.stock = type(game).stock_slot
@@ -580,6 +592,19 @@ class MatrimonyModel(Model):
         )
 
     def moves(self, state: State) -> list[int]:
+        return self._moves(state, True)
+
+    def playout(self, state: State) -> list[int]:
+        """A line from a deadlocked ``state`` that the search does not try (see
+        :meth:`Model.playout`): the first move the model would try, every time, with no
+        deadlock check, until no move is left."""
+        line = []
+        while moves := self._moves(state, False):
+            line.append(moves[0])
+            state = self.play(state, moves[0])
+        return line
+
+    def _moves(self, state: State, prune: bool) -> list[int]:
         wants: list[int] = []
         for slot in range(8):
             pile = state[slot]
@@ -596,7 +621,7 @@ class MatrimonyModel(Model):
         moves: list[int] = []
         # Piles no redeal will pick up again (none while the stock lasts).
         settled = self.first_tableau + (16 if state[self.stock] else state[self.redeals][0])
-        if settled < self.stock and self._deadlocked(state, settled):
+        if prune and settled < self.stock and self._deadlocked(state, settled):
             return []
         for slot in self.tableau:
             pile = state[slot]

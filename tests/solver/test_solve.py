@@ -153,9 +153,14 @@ def test_out_of_time_callable_stops_the_search() -> None:
     assert result.nodes == 3 * 256
 
 
-def test_best_line_reaches_the_best_score() -> None:
-    game = new_game("colorado", "stats-1")
-    result = solve(game, Budget(nodes=3_000))
+@pytest.mark.parametrize(
+    ("name", "seed", "nodes"), [("colorado", "stats-1", 3_000), ("matrimony", "stats-2", 20_000)]
+)
+def test_best_line_reaches_the_best_score(name: str, seed: str, nodes: int) -> None:
+    """Matrimony's includes the playouts the search scores at deadlocks (the best line
+    often ends in one)."""
+    game = new_game(name, seed)
+    result = solve(game, Budget(nodes=nodes))
     for move in result.best_line:
         game.play(move)
     assert game.score == result.best_score
