@@ -92,16 +92,6 @@ class Model:
     def play(self, state: State, move: int) -> State:
         raise NotImplementedError
 
-    #: Whether :meth:`moves` offers nothing from some positions that still have legal
-    #: moves, proven lost (Matrimony's deadlocks): the search then scores the line of
-    #: :meth:`playout` from there, so that the best score stays what play could reach.
-    proves_dead_ends = False
-
-    def playout(self, state: State) -> list[int]:
-        """Moves the search plays without branching from a position :meth:`moves` gives
-        up on (a lost one), for its best score and line only."""
-        return []
-
     def key(self, state: State) -> object:
         raise NotImplementedError
 
@@ -518,10 +508,6 @@ def _positions(slot: int) -> dict[int, int]:
 
 
 _POSITION = tuple(_positions(slot) for slot in range(8))
-#: The foundations of each suit (clubs, diamonds, hearts, spades).
-_GROUP = tuple(
-    tuple(slot for slot in range(8) if FIRST_CARDS[slot] // 13 == suit) for suit in range(4)
-)
 
 
 class MatrimonyModel(Model):
@@ -543,8 +529,6 @@ class MatrimonyModel(Model):
     branches.
     """
 
-    proves_dead_ends = True
-
     def __init__(self, game: Game) -> None:
         super().__init__(game)
         self.stock = type(game).stock_slot
@@ -555,56 +539,7 @@ class MatrimonyModel(Model):
         redeals = REDEALS if game.redeals_left is None else game.redeals_left
         return (*super().state_of(game), (redeals,))
 
-    def _deadlocked(self, state: State, settled: int) -> bool:
-        """Whether some face ``y`` is jammed for good: every copy of ``y`` not yet on a
-        foundation lies in a pile no redeal will pick up again (``tableau[settled:]``,
-        the stock being empty) below a face ``x`` of its suit that every foundation
-        still wanting ``x`` wants after ``y``.  Such a pile only loses its top card (to
-        a foundation) and gains cards on top, so the first ``y`` to come free needs an
-        ``x`` above it gone, whose foundation needs a ``y`` first: no play wins.  A sound
-        proof of loss (the search plays no move from there)."""
-        # Per face in the settled piles: the same-suit faces above each of its copies.
-        above_copies: dict[int, list[set[int]]] = {}
-        for slot in range(settled, self.stock):
-            pile = state[slot]
-            for depth in range(len(pile) - 1):
-                face = pile[depth]
-                suit = face // 13
-                above = {card for card in pile[depth + 1 :] if card // 13 == suit and card != face}
-                if above:
-                    above_copies.setdefault(face, []).append(above)
-        for y, aboves in above_copies.items():
-            group = _GROUP[y // 13]
-            wanting_y = sum(len(state[slot]) <= _POSITION[slot][y] for slot in group)
-            if len(aboves) < wanting_y:
-                continue  # a copy of y lies elsewhere (or under no other face of its suit)
-            if all(any(self._waits_on(state, x, y) for x in above) for above in aboves):
-                return True
-        return False
-
-    @staticmethod
-    def _waits_on(state: State, x: int, y: int) -> bool:
-        """Whether every foundation that still wants face ``x`` wants ``y`` first."""
-        return all(
-            len(state[slot]) <= _POSITION[slot][y] < _POSITION[slot][x]
-            for slot in _GROUP[x // 13]
-            if len(state[slot]) <= _POSITION[slot][x]
-        )
-
     def moves(self, state: State) -> list[int]:
-        return self._moves(state, True)
-
-    def playout(self, state: State) -> list[int]:
-        """A line from a deadlocked ``state`` that the search does not try (see
-        :meth:`Model.playout`): the first move the model would try, every time, with no
-        deadlock check, until no move is left."""
-        line = []
-        while moves := self._moves(state, False):
-            line.append(moves[0])
-            state = self.play(state, moves[0])
-        return line
-
-    def _moves(self, state: State, prune: bool) -> list[int]:
         wants: list[int] = []
         for slot in range(8):
             pile = state[slot]
@@ -621,8 +556,6 @@ class MatrimonyModel(Model):
         moves: list[int] = []
         # Piles no redeal will pick up again (none while the stock lasts).
         settled = self.first_tableau + (16 if state[self.stock] else state[self.redeals][0])
-        if prune and settled < self.stock and self._deadlocked(state, settled):
-            return []
         for slot in self.tableau:
             pile = state[slot]
             if pile:

@@ -110,17 +110,6 @@ def search(model: Model, root: State, budget: Budget, shake: int | None = None) 
     best, best_line = score, []
     if score == total:
         return _Outcome(SOLVED, [], 1, score, [])
-    playout = model.playout if model.proves_dead_ends else None
-
-    def played_out(state: State, score: int) -> tuple[int, list[int]]:
-        """The score at the end of the model's playout from a dead end, and the playout."""
-        assert playout is not None
-        tail = playout(state)
-        for move in tail:
-            if move >= 0:
-                score += ((move & 63) < nf) - ((move >> 6) < nf)
-        return score, tail
-
     root_key = key(root)
     seen = {root_key}
     table_limit = TABLE_LIMIT
@@ -134,10 +123,6 @@ def search(model: Model, root: State, budget: Budget, shake: int | None = None) 
     scores = [score]
     frames = [moves_of(root)]
     tried = [0]
-    if playout is not None and not frames[0]:
-        end_score, tail = played_out(root, score)
-        if end_score > best:
-            best, best_line = end_score, tail
     while frames:
         moves = frames[-1]
         index = tried[-1]
@@ -173,15 +158,10 @@ def search(model: Model, root: State, budget: Budget, shake: int | None = None) 
         if len(seen) > table_limit:
             seen = set(path_keys)
             seen.add(child_key)
-        child_moves = moves_of(child)
-        if playout is not None and not child_moves:
-            end_score, tail = played_out(child, score)
-            if end_score > best:
-                best, best_line = end_score, line + tail
         states.append(child)
         path_keys.append(child_key)
         scores.append(score)
-        frames.append(child_moves)
+        frames.append(moves_of(child))
         tried.append(0)
     return _Outcome(LOST, None, nodes, best, best_line)
 
