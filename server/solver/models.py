@@ -508,10 +508,6 @@ def _positions(slot: int) -> dict[int, int]:
 
 
 _POSITION = tuple(_positions(slot) for slot in range(8))
-#: The foundations of each suit (clubs, diamonds, hearts, spades).
-_GROUP = tuple(
-    tuple(slot for slot in range(8) if FIRST_CARDS[slot] // 13 == suit) for suit in range(4)
-)
 
 
 class MatrimonyModel(Model):
@@ -543,42 +539,6 @@ class MatrimonyModel(Model):
         redeals = REDEALS if game.redeals_left is None else game.redeals_left
         return (*super().state_of(game), (redeals,))
 
-    def _deadlocked(self, state: State, settled: int) -> bool:
-        """Whether some face ``y`` is jammed for good: every copy of ``y`` not yet on a
-        foundation lies in a pile no redeal will pick up again (``tableau[settled:]``,
-        the stock being empty) below a face ``x`` of its suit that every foundation
-        still wanting ``x`` wants after ``y``.  Such a pile only loses its top card (to
-        a foundation) and gains cards on top, so the first ``y`` to come free needs an
-        ``x`` above it gone, whose foundation needs a ``y`` first: no play wins.  A sound
-        proof of loss (the search plays no move from there)."""
-        # Per face in the settled piles: the same-suit faces above each of its copies.
-        above_copies: dict[int, list[set[int]]] = {}
-        for slot in range(settled, self.stock):
-            pile = state[slot]
-            for depth in range(len(pile) - 1):
-                face = pile[depth]
-                suit = face // 13
-                above = {card for card in pile[depth + 1 :] if card // 13 == suit and card != face}
-                if above:
-                    above_copies.setdefault(face, []).append(above)
-        for y, aboves in above_copies.items():
-            group = _GROUP[y // 13]
-            wanting_y = sum(len(state[slot]) <= _POSITION[slot][y] for slot in group)
-            if len(aboves) < wanting_y:
-                continue  # a copy of y lies elsewhere (or under no other face of its suit)
-            if all(any(self._waits_on(state, x, y) for x in above) for above in aboves):
-                return True
-        return False
-
-    @staticmethod
-    def _waits_on(state: State, x: int, y: int) -> bool:
-        """Whether every foundation that still wants face ``x`` wants ``y`` first."""
-        return all(
-            len(state[slot]) <= _POSITION[slot][y] < _POSITION[slot][x]
-            for slot in _GROUP[x // 13]
-            if len(state[slot]) <= _POSITION[slot][x]
-        )
-
     def moves(self, state: State) -> list[int]:
         wants: list[int] = []
         for slot in range(8):
@@ -596,8 +556,6 @@ class MatrimonyModel(Model):
         moves: list[int] = []
         # Piles no redeal will pick up again (none while the stock lasts).
         settled = self.first_tableau + (16 if state[self.stock] else state[self.redeals][0])
-        if settled < self.stock and self._deadlocked(state, settled):
-            return []
         for slot in self.tableau:
             pile = state[slot]
             if pile:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from solver_testkit import late_position, plain_search, reversed_tableau, won_position
+from solver_testkit import late_position, plain_search, reversed_tableau
 
 from server.rules import GAME_NAMES, PLAYING, WON, Game, new_game
 from server.solver import LOST, UNKNOWN, Budget, solve
@@ -153,9 +153,12 @@ def test_out_of_time_callable_stops_the_search() -> None:
     assert result.nodes == 3 * 256
 
 
-def test_best_line_reaches_the_best_score() -> None:
-    game = new_game("colorado", "stats-1")
-    result = solve(game, Budget(nodes=3_000))
+@pytest.mark.parametrize(
+    ("name", "seed", "nodes"), [("colorado", "stats-1", 3_000), ("matrimony", "stats-2", 20_000)]
+)
+def test_best_line_reaches_the_best_score(name: str, seed: str, nodes: int) -> None:
+    game = new_game(name, seed)
+    result = solve(game, Budget(nodes=nodes))
     for move in result.best_line:
         game.play(move)
     assert game.score == result.best_score
@@ -232,52 +235,6 @@ def test_colorado_stock_safe_move_keeps_verdicts() -> None:
         assert result.verdict == ("won" if expected else LOST), (deal, game.table())
         verdicts.append(result.verdict)
     assert set(verdicts) == {"won", LOST}
-
-
-def _matrimony_hearts_off(redeals_left: int, piles: dict[int, list[int]], off: int = 2) -> Game:
-    """A Matrimony position with every card on the foundations but the last ``off`` of
-    both J♥ foundations (``off`` 2: each wants K♥ then Q♥; 3: A♥, K♥, Q♥), those cards
-    laid on the tableau piles given (faces 26 = A♥, 37 = Q♥, 38 = K♥, bottom first), the
-    stock empty."""
-    game = won_position("matrimony", "deadlock")
-    loose = [card for slot in (2, 3) for card in game.foundations[slot][13 - off :]]
-    for slot in (2, 3):
-        del game.foundations[slot][13 - off :]
-    for index, faces in piles.items():
-        for face in faces:
-            card = next(c for c in loose if c % 52 == face)
-            loose.remove(card)
-            game.tableau[index].append(card)
-    assert not loose
-    game.redeals_left = redeals_left
-    game.status = PLAYING
-    game._refresh_status()
-    return game
-
-
-def test_matrimony_deadlock_is_a_sound_proof_of_loss() -> None:
-    """Both K♥ lie under a Q♥ in piles no redeal picks up again (one redeal left, which
-    picks up tableau[0]): each J♥ foundation needs a K♥ before a Q♥, so no play wins.
-    The model plays nothing from there (the deadlock rule), and the plain search on the
-    engine agrees the position is lost.  With tableau[15] still to be picked up (16
-    redeals left), a redeal lays its K♥ and Q♥ apart and the position is won."""
-    dead = _matrimony_hearts_off(1, {14: [38, 37], 15: [38, 37]})
-    model = model_for(dead)
-    assert dead.legal_moves() and model.moves(model.state_of(dead)) == []
-    assert solve(dead).verdict == LOST
-    assert plain_search(dead) is False
-    # Each A♥ under a different face that waits on it (a K♥, a Q♥): jammed as well.
-    dead = _matrimony_hearts_off(1, {13: [37, 38], 14: [26, 38], 15: [26, 37]}, off=3)
-    model = model_for(dead)
-    assert dead.legal_moves() and model.moves(model.state_of(dead)) == []
-    assert solve(dead).verdict == LOST
-    assert plain_search(dead) is False
-    alive = _matrimony_hearts_off(16, {14: [37, 38], 15: [38, 37]})
-    model = model_for(alive)
-    assert model.moves(model.state_of(alive))
-    result = solve(alive)
-    assert result.verdict == "won" and result.moves is not None
-    assert plain_search(alive) is True
 
 
 def test_restarts_reorder_moves_but_keep_every_move(monkeypatch: pytest.MonkeyPatch) -> None:
