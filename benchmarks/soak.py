@@ -84,7 +84,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -640,12 +640,9 @@ def promote_replica(cluster: RedisClusterProcesses, rng: random.Random) -> None:
     cluster.wait_until_ready()
 
 
-def age_redis(ports: list[int], ms: int) -> int:
-    """Let ``ms`` of the calendar pass in Redis too: every key that lives longer than
-    ``CALENDAR_TTL_MS`` (a game, a player, a board: TTLs of days) has its TTL shortened by
-    ``ms``, so retention is reached as it would be in that many days; the short TTLs of
-    locks, leases and watcher entries keep the wall clock.  Returns the keys that expired."""
-    expired = 0
+def primary_keys(ports: list[int]) -> Iterator[tuple[redis.Redis, list[bytes], list[Any]]]:
+    """Each primary among ``ports``: its client, its keys and their PTTLs (one pipeline).  A
+    node failing over is passed by (the next look sees it again)."""
     for port in ports:
         client = redis.Redis(port=port, socket_timeout=10)
         try:
@@ -656,16 +653,28 @@ def age_redis(ports: list[int], ms: int) -> int:
             for key in keys:
                 pipe.pttl(key)
             ttls = pipe.execute(raise_on_error=False)
-            pipe = client.pipeline(transaction=False)
-            for key, ttl in zip(keys, ttls, strict=True):
-                if isinstance(ttl, int) and ttl > CALENDAR_TTL_MS:
-                    expired += ttl <= ms
-                    pipe.pexpire(key, max(1, ttl - ms))
-            pipe.execute(raise_on_error=False)
         except redis.RedisError:
-            continue  # a node failing over: its keys age at the next jump
+            continue
+        else:
+            yield client, keys, ttls
         finally:
             client.close()
+
+
+def age_redis(ports: list[int], ms: int) -> int:
+    """Let ``ms`` of the calendar pass in Redis too: every key that lives longer than
+    ``CALENDAR_TTL_MS`` (a game, a player, a board: TTLs of days) has its TTL shortened by
+    ``ms``, so retention is reached as it would be in that many days; the short TTLs of
+    locks, leases and watcher entries keep the wall clock.  Returns the keys that expired."""
+    expired = 0
+    for client, keys, ttls in primary_keys(ports):
+        pipe = client.pipeline(transaction=False)
+        for key, ttl in zip(keys, ttls, strict=True):
+            if isinstance(ttl, int) and ttl > CALENDAR_TTL_MS:
+                expired += ttl <= ms
+                pipe.pexpire(key, max(1, ttl - ms))
+        with contextlib.suppress(redis.RedisError):  # failing over: its keys age next jump
+            pipe.execute(raise_on_error=False)
     return expired
 
 
@@ -684,23 +693,11 @@ ARCHIVE_FAMILIES = frozenset({"daily-choice:{}"})
 def key_census(ports: list[int]) -> dict[str, list[int]]:
     """Keys by family over the primaries among ``ports``: [count, of them without a TTL]."""
     census: dict[str, list[int]] = {}
-    for port in ports:
-        client = redis.Redis(port=port, socket_timeout=10)
-        try:
-            if client.info("replication")["role"] != "master":
-                continue
-            keys = list(client.scan_iter(count=1000))
-            pipe = client.pipeline(transaction=False)
-            for key in keys:
-                pipe.pttl(key)
-            for key, ttl in zip(keys, pipe.execute(raise_on_error=False), strict=True):
-                entry = census.setdefault(key_family(key), [0, 0])
-                entry[0] += 1
-                entry[1] += ttl == -1
-        except redis.RedisError:
-            continue
-        finally:
-            client.close()
+    for _, keys, ttls in primary_keys(ports):
+        for key, ttl in zip(keys, ttls, strict=True):
+            entry = census.setdefault(key_family(key), [0, 0])
+            entry[0] += 1
+            entry[1] += ttl == -1
     return census
 
 
