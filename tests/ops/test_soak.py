@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import redis
 
+from benchmarks.soak import CALENDAR_TTL_MS, age_redis
 from server.testing import RedisProcess
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,4 +71,35 @@ def test_a_redis_process_that_logs_a_lot_keeps_answering() -> None:
         assert admin.ping()
         admin.close()
     finally:
+        process.stop()
+
+
+def test_redis_ageing_follows_the_calendar_to_the_end_of_a_ttl() -> None:
+    """A key whose TTL a jump leaves below the calendar threshold (hours) is gone at the
+    next jump of days, unless the server renewed it; locks and other short keys keep the
+    wall clock.  (Before, such keys kept their hours of wall time: weeks of the soak's
+    calendar, and the long soak's key families grew.)"""
+    day = 86_400_000
+    process = RedisProcess()
+    process.start()
+    client = redis.Redis(port=process.port, socket_timeout=5)
+    try:
+        client.set("game:{ending}", "x", px=day + CALENDAR_TTL_MS // 2)
+        client.set("game:{renewed}", "x", px=day + CALENDAR_TTL_MS // 2)
+        client.set("game:{long}", "x", px=30 * day)
+        client.set("lock:{short}", "x", px=60_000)
+        dwindling: set[bytes] = set()
+        assert age_redis([process.port], day, dwindling) == 0
+        assert dwindling == {b"game:{ending}", b"game:{renewed}"}
+        assert 0 < client.pttl("game:{ending}") <= CALENDAR_TTL_MS // 2
+        client.pexpire("game:{renewed}", 30 * day)  # the server touched it
+        assert age_redis([process.port], day, dwindling) == 1
+        time.sleep(0.01)  # its TTL set to 1 ms
+        assert client.exists("game:{ending}") == 0
+        assert client.pttl("game:{renewed}") > 28 * day
+        assert 27 * day < client.pttl("game:{long}") <= 28 * day
+        assert 0 < client.pttl("lock:{short}") <= 60_000
+        assert dwindling == set()
+    finally:
+        client.close()
         process.stop()
