@@ -187,9 +187,11 @@ TABLE_NOTES = {
     "colorado": (
         "Colorado: no loss is proven in budget (the stock's 84 cards each go on a "
         "foundation or any of 20 piles); its unknown deals are neither won nor proven "
-        "lost, so the seed's 50 % lies inside the interval but is not confirmed."
+        "lost. The seed's 50 % {claim}."
     ),
 }
+#: The win rates the seeds claim that a note sets against the table's interval.
+CLAIMED_RATES = {"colorado": 0.5}
 
 
 def _median(values: list[float]) -> float | None:
@@ -208,6 +210,23 @@ def _time_and_nodes(records: list[dict[str, Any]], verdict: str) -> str:
     return f"{seconds:.3f} s, {nodes:,.0f}"
 
 
+def _win_interval(records: list[dict[str, Any]]) -> tuple[float, float]:
+    """The win rate's 95 % interval: the Wilson lower bound of the won share to the Wilson
+    upper bound of won + unknown (an unknown deal may be either)."""
+    won = sum(1 for r in records if r["verdict"] == SOLVED)
+    unknown = sum(1 for r in records if r["verdict"] == UNKNOWN)
+    return wilson(won, len(records))[0], wilson(won + unknown, len(records))[1]
+
+
+def _against_interval(claim: float, records: list[dict[str, Any]]) -> str:
+    low, high = _win_interval(records)
+    if claim < low:
+        return "lies below the interval: more deals are winnable than it says"
+    if claim > high:
+        return "lies above the interval: fewer deals are winnable than it says"
+    return "lies inside the interval but is not confirmed"
+
+
 def table_row(name: str, records: list[dict[str, Any]]) -> str:
     """One game's row of ``docs/WINRATES.md``."""
     total = len(records)
@@ -216,12 +235,11 @@ def table_row(name: str, records: list[dict[str, Any]]) -> str:
     def share(count: int) -> str:
         return f"{count} ({100 * count / total:.1f} %)" if total else "0"
 
-    won, unknown = counts[SOLVED], counts[UNKNOWN]
-    low, _ = wilson(won, total)
-    _, high = wilson(won + unknown, total)
+    won = counts[SOLVED]
+    low, high = _win_interval(records)
     rate = f"{100 * won / total:.1f} % [{100 * low:.1f} %, {100 * high:.1f} %]" if total else "–"
     return (
-        f"| {name} | {total} | {share(won)} | {share(counts[LOST])} | {share(unknown)} "
+        f"| {name} | {total} | {share(won)} | {share(counts[LOST])} | {share(counts[UNKNOWN])} "
         f"| {rate} | {_time_and_nodes(records, SOLVED)} | {_time_and_nodes(records, LOST)} "
         f"| {SEED_CLAIMS[name]} |"
     )
@@ -260,7 +278,9 @@ def render_table(results: dict[str, list[dict[str, Any]]], command: str, budget:
         if name in TABLE_NOTES:
             scores = [r["best_score"] for r in records]
             best = f"{max(scores)} cards at most (median {_median(scores):g})" if scores else "–"
-            lines.append(f"* {TABLE_NOTES[name].format(best=best)}")
+            rate = CLAIMED_RATES.get(name)
+            claim = "" if rate is None else _against_interval(rate, records)
+            lines.append(f"* {TABLE_NOTES[name].format(best=best, claim=claim)}")
     return "\n".join(lines) + "\n"
 
 

@@ -84,9 +84,19 @@ class Model:
     def score(self, state: State) -> int:
         return sum(len(state[slot]) for slot in self.foundations)
 
+    #: Whether the model has :meth:`hasty_moves` (the search then alternates its restarts
+    #: between them and :meth:`moves`, see :func:`server.solver.search._restarts`).
+    hasty = False
+
     def moves(self, state: State) -> list[int]:
         """The moves to try from ``state``, best first; ``[m]`` alone when ``m`` is safe
         (playing it cannot turn a winnable position into a lost one)."""
+        raise NotImplementedError
+
+    def hasty_moves(self, state: State) -> list[int]:
+        """Fewer moves than :meth:`moves` where a move looks forced without being proven
+        safe: a search on them may miss every win, so it can find wins but prove nothing
+        lost.  Only for models with :attr:`hasty` set."""
         raise NotImplementedError
 
     def play(self, state: State, move: int) -> State:
@@ -278,7 +288,16 @@ class ColoradoModel(Model):
       the next stock card comes up at the same point of the line, and what the line
       puts on ``c`` meanwhile lands on ``P``'s card below it, which the line does not
       touch before ``c`` leaves.
+
+    Hasty moves (:meth:`hasty_moves`, for the win-finding restarts only): a tableau top
+    card whose move triggers no refill, or the stock's card, that exactly one foundation
+    takes goes there alone, without the condition on the other copy.  Not safe: the
+    other pile of the suit may need this copy later while the other copy lies buried
+    (``tests/solver/test_solve.py`` has such a position), but foundation moves are what
+    wins, and a search that takes them at once reaches the end of many deals far sooner.
     """
+
+    hasty = True
 
     def __init__(self, game: Game) -> None:
         super().__init__(game)
@@ -339,7 +358,7 @@ class ColoradoModel(Model):
         down = lowest - rank - 1 if rank < lowest else 99
         return min(up, down)
 
-    def moves(self, state: State) -> list[int]:
+    def moves(self, state: State, hasty: bool = False) -> list[int]:
         takes = self._foundation_takes(state)
         stock = state[self.stock]
         moves: list[int] = []
@@ -347,17 +366,21 @@ class ColoradoModel(Model):
             pile = state[slot]
             if not pile:
                 continue
-            for target in takes.get(pile[-1], ()):
+            targets = takes.get(pile[-1], ())
+            for target in targets:
                 move = slot << 6 | target
-                if (len(pile) > 1 or not stock) and self._placed(state, pile[-1], target):
+                if (len(pile) > 1 or not stock) and (
+                    (hasty and len(targets) == 1) or self._placed(state, pile[-1], target)
+                ):
                     return [move]
                 moves.append(move)
         if not stock:
             return moves
         card = stock[-1]
         source = self.stock << 6
-        for target in takes.get(card, ()):
-            if self._placed(state, card, target):
+        targets = takes.get(card, ())
+        for target in targets:
+            if (hasty and len(targets) == 1) or self._placed(state, card, target):
                 return [source | target]
             moves.append(source | target)
         # The stock's card on a tableau pile: bury the top card needed last first;
@@ -379,6 +402,9 @@ class ColoradoModel(Model):
         ranked.sort()
         moves.extend(source | slot for _, slot in ranked)
         return moves
+
+    def hasty_moves(self, state: State) -> list[int]:
+        return self.moves(state, hasty=True)
 
     def play(self, state: State, move: int) -> State:
         source, target = move >> 6, move & 63

@@ -96,13 +96,17 @@ def _shaken(
     return moves
 
 
-def search(model: Model, root: State, budget: Budget, shake: int | None = None) -> _Outcome:
+def search(
+    model: Model, root: State, budget: Budget, shake: int | None = None, hasty: bool = False
+) -> _Outcome:
     """The depth-first search itself, on model states (see the module docstring).
 
     With ``shake``, each position's moves are reordered a little by ``random.Random(shake)``
-    (a restart: still every move of every position, in another order)."""
+    (a restart: still every move of every position, in another order).  With ``hasty``,
+    the model's :meth:`~Model.hasty_moves` instead of its moves: a ``"lost"`` then only
+    means that no win was found among them."""
     key, play = model.key, model.play
-    moves_of: Callable[[State], list[int]] = model.moves
+    moves_of: Callable[[State], list[int]] = model.hasty_moves if hasty else model.moves
     if shake is not None:
         moves_of = _shaken(moves_of, random.Random(shake))
     nf, total = model.nf, model.total
@@ -188,29 +192,38 @@ def _restarts(model: Model, root: State, budget: Budget) -> _Outcome:
     found quickly or very late (an early bad move buries depth-first search); short runs
     in other orders find many of the late ones early, and the Luby lengths grow without
     bound, so a position whose complete search fits some length is still proven lost.
-    Each run is a complete search when not cut, so any run's ``"lost"`` is a proof.
+    Each run is a complete search when not cut, so its ``"lost"`` is a proof.
+
+    A model with hasty moves (Colorado) gets two runs for each ``k``: first one on its
+    hasty moves, then the complete one.  The hasty run only looks for a win: its
+    ``"lost"`` proves nothing and becomes ``"unknown"``, and as it has then searched
+    every position its moves reach (the order does not change which), no hasty run
+    follows.  The first run is always complete, so a budget within
+    :data:`FIRST_NODES` (hints, the audit) searches as without hasty moves.
     Without any budget, one run in the model's order goes to its verdict."""
     limit = budget.nodes
     if limit is None and budget.out_of_time is None:
         return search(model, root, budget)
     nodes, best = 0, None
-    run = 0
+    hasty_runs = model.hasty
+    k = 0
     while True:
-        left = None if limit is None else limit - nodes
-        cap = FIRST_NODES if run == 0 else luby(run) * RESTART_UNIT
-        if left is not None:
-            cap = min(cap, left)
-        outcome = search(model, root, Budget(cap, budget.out_of_time), run or None)
-        nodes += outcome.nodes
-        if best is None or outcome.best_score > best.best_score:
-            best = outcome
-        out_of_budget = (limit is not None and nodes >= limit) or (
-            budget.out_of_time is not None and budget.out_of_time()
-        )
-        if outcome.verdict != UNKNOWN or out_of_budget:
-            break
-        run += 1
-    return _Outcome(outcome.verdict, outcome.line, nodes, best.best_score, best.best_line)
+        cap = FIRST_NODES if k == 0 else luby(k) * RESTART_UNIT
+        for hasty in (True, False) if k and hasty_runs else (False,):
+            run_cap = cap if limit is None else min(cap, limit - nodes)
+            outcome = search(model, root, Budget(run_cap, budget.out_of_time), k or None, hasty)
+            nodes += outcome.nodes
+            if best is None or outcome.best_score > best.best_score:
+                best = outcome
+            verdict = outcome.verdict
+            if hasty and verdict == LOST:
+                verdict, hasty_runs = UNKNOWN, False
+            out_of_budget = (limit is not None and nodes >= limit) or (
+                budget.out_of_time is not None and budget.out_of_time()
+            )
+            if verdict != UNKNOWN or out_of_budget:
+                return _Outcome(verdict, outcome.line, nodes, best.best_score, best.best_line)
+        k += 1
 
 
 def solve(game: Game, budget: Budget | None = None) -> Result:

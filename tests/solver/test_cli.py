@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from server.rules import WON, new_game
-from server.solver.cli import main, read_jsonl, summary, wilson
+from server.solver.cli import main, read_jsonl, render_table, summary, wilson
 
 
 def lines(path: Path) -> list[dict]:
@@ -177,3 +177,25 @@ def test_table_writes_the_win_rate_table_and_its_command(tmp_path: Path) -> None
     before = (results / "balcony.jsonl").read_text()
     assert main([*args, "--out", str(out), "--games", "gloucestershire", "balcony"]) == 0
     assert (results / "balcony.jsonl").read_text() == before and out.read_text() == text
+
+
+@pytest.mark.parametrize(
+    ("won", "unknown", "note"),
+    [
+        (25, 25, "lies inside the interval but is not confirmed"),
+        (36, 14, "lies below the interval: more deals are winnable than it says"),
+        (10, 5, "lies above the interval: fewer deals are winnable than it says"),
+    ],
+)
+def test_the_colorado_note_sets_the_seeds_claim_against_the_interval(
+    won: int, unknown: int, note: str
+) -> None:
+    """The seed's 50 % against the interval of 50 deals (36 won: from 58.3 %; 10 won and
+    5 unknown: up to 43.8 %)."""
+    verdicts = ["won"] * won + ["unknown"] * unknown + ["lost"] * (50 - won - unknown)
+    records = [
+        {"seed": f"stats-{i}", "verdict": v, "seconds": 0.1, "nodes": 10, "best_score": 104}
+        for i, v in enumerate(verdicts, 1)
+    ]
+    text = render_table({"colorado": records}, "python -m server.solver table", 3)
+    assert f"The seed's 50 % {note}." in text

@@ -66,3 +66,33 @@ def test_colorado_stock_card_onto_an_empty_pile() -> None:
     empty = {"stock>tableau[3]", "stock>tableau[9]"}
     assert len(empty & set(offered)) == 1
     assert solve(game, Budget(nodes=2_000)).nodes > 0
+
+
+def test_colorado_hasty_moves_are_legal_and_subset_or_foundation() -> None:
+    """On random playouts, every hasty move is legal and leads where the engine goes, and
+    the hasty list is the complete list, a part of it, or one move to a foundation; and
+    the pruning happens (some hasty lists are shorter)."""
+    rng = random.Random("hasty-moves")
+    positions = pruned = 0
+    for deal in range(12):
+        game = new_game("colorado", f"hasty-{deal}")
+        model = model_for(game)
+        for _ in range(200):
+            if game.is_over:
+                break
+            state = model.state_of(game)
+            complete = model.moves(state)
+            hasty = model.hasty_moves(state)
+            legal = game.legal_moves()
+            for move in hasty:
+                text = model.text(move)
+                assert text in legal, (text, legal)
+                after = game.copy()
+                after.play(text)
+                assert model.play(state, move)[: len(after.piles)] == model.state_of(after)
+            if not set(hasty) <= set(complete):
+                assert len(hasty) == 1 and (hasty[0] & 63) < model.nf, model.text(hasty[0])
+            pruned += len(hasty) < len(complete)
+            positions += 1
+            game.play(rng.choice(legal))
+    assert positions > 1_000 and pruned > 100, (positions, pruned)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import random
 
 import pytest
-from solver_testkit import late_position, plain_search, reversed_tableau
+from solver_testkit import late_position, plain_search, reversed_tableau, won_position
 
 from server.rules import GAME_NAMES, PLAYING, WON, Game, new_game
 from server.solver import LOST, UNKNOWN, Budget, solve
 from server.solver import search as search_module
 from server.solver.models import model_for
+from server.solver.search import search
 
 #: Deals each game's solver wins within a few thousand positions (found by a scan).
 QUICK_WINS = {
@@ -263,3 +264,49 @@ def test_restarts_reorder_moves_but_keep_every_move(monkeypatch: pytest.MonkeyPa
     for move in result.moves:
         replay_game.play(move)
     assert replay_game.status == WON
+
+
+def _colorado_hasty_trap() -> Game:
+    """Colorado, stock empty, all but 15 clubs home: the ace pile holds A..5 (wants 6),
+    the king pile K..8 (wants 7).  tableau[0] is a 6, tableau[1] a 7 under the other 6,
+    tableau[2] the other 7 under the 8, tableau[3] A..5 under K..9 (9 on top).  Only the
+    ace pile takes either 6, so the hasty moves play tableau[0]'s at once; then both
+    piles want a 7, and neither 7 is free: stuck.  The win plays tableau[1]'s 6 instead:
+    7 up, 8 up, the other 7 down, tableau[0]'s 6 down, then the rest."""
+    game = won_position("colorado", "hasty-trap")
+    ace = next(p for p in game.foundations[:4] if p[0] % 52 == 0)
+    king = next(p for p in game.foundations[4:] if p[0] % 52 == 12)
+    up, down = ace[5:], king[6:]  # ranks 6..K; ranks 7..A
+    del ace[5:], king[6:]
+    by_rank: dict[int, list[int]] = {}
+    for card in up + down:
+        by_rank.setdefault(card % 13 + 1, []).append(card)
+    six, other_six = by_rank[6]
+    seven, other_seven = by_rank[7]
+    game.tableau[0][:] = [six]
+    game.tableau[1][:] = [seven, other_six]
+    game.tableau[2][:] = [other_seven, *by_rank[8]]
+    game.tableau[3][:] = [by_rank[rank][0] for rank in (1, 2, 3, 4, 5, 13, 12, 11, 10, 9)]
+    game.status = PLAYING
+    game._refresh_status()
+    return game
+
+
+def test_an_exhausted_hasty_search_proves_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hasty moves miss the win of :func:`_colorado_hasty_trap` (their search ends
+    "lost"); with the first, complete run cut at once, the restarts run a hasty search
+    that exhausts and still go on to the complete run that wins."""
+    game = _colorado_hasty_trap()
+    assert plain_search(game) is True
+    model = model_for(game)
+    root = model.state_of(game)
+    assert len(model.hasty_moves(root)) == 1 < len(model.moves(root))
+    hasty = search(model, root, Budget(), hasty=True)
+    assert hasty.verdict == LOST
+    monkeypatch.setattr(search_module, "FIRST_NODES", 1)
+    result = solve(game, Budget(nodes=10_000))
+    assert result.verdict == "won" and result.moves is not None
+    assert result.nodes > hasty.nodes  # the hasty run came first and exhausted
+    for move in result.moves:
+        game.play(move)
+    assert game.status == WON
