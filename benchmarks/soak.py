@@ -594,9 +594,18 @@ class ChildServer:
         raise RuntimeError("the child server did not become ready")
 
     def workers(self) -> list[int]:
+        """The supervisor's live uvicorn workers.  Its children also include
+        multiprocessing's resource tracker, which the workers need, and, once one is
+        killed, a zombie until it is reaped: the first child was the tracker, so the worker
+        SIGKILL of earlier soaks killed it, and then its zombie, every time."""
         assert self.process is not None
         children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
-        return [int(pid) for pid in children.read_text().split()]
+        workers = []
+        for pid in children.read_text().split():
+            with contextlib.suppress(OSError):  # gone meanwhile
+                if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    workers.append(int(pid))
+        return workers
 
     def unhandled(self) -> float:
         headers = {"Authorization": f"Bearer {METRICS_TOKEN}"}
@@ -1148,7 +1157,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                         restart_waits.append(waited)
                         print(f"  redis answered PING after {waited:.1f} s", file=sys.stderr)
                     elif kind == "kill-worker":
-                        os.kill(rng.choice(children).workers()[0], signal.SIGKILL)
+                        os.kill(rng.choice(rng.choice(children).workers()), signal.SIGKILL)
                     elif kind == "promote-replica":
                         assert cluster is not None
                         await asyncio.to_thread(promote_replica, cluster, rng)

@@ -9,14 +9,17 @@ worker SIGKILL is the long form's."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import httpx
 import redis
 
-from benchmarks.soak import CALENDAR_TTL_MS, age_redis
+from benchmarks.soak import CALENDAR_TTL_MS, ChildServer, age_redis
 from server.testing import RedisProcess
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,3 +106,33 @@ def test_redis_ageing_follows_the_calendar_to_the_end_of_a_ttl() -> None:
     finally:
         client.close()
         process.stop()
+
+
+def test_the_worker_kill_fault_kills_a_worker_and_the_supervisor_replaces_it(
+    tmp_path: Path,
+) -> None:
+    """The soak's ``kill-worker`` fault: ``ChildServer.workers`` names the uvicorn workers
+    only (before, its first pid was multiprocessing's resource tracker, so the fault killed
+    the tracker once and its zombie ever after, and no worker was ever killed)."""
+    store = RedisProcess()
+    store.start()
+    child = ChildServer(f"redis://127.0.0.1:{store.port}/0", tmp_path / "child.log")
+    try:
+        child.start()
+        workers = child.workers()
+        assert len(workers) == 2
+        for pid in workers:
+            assert b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        os.kill(workers[0], signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            now = child.workers()
+            if len(now) == 2 and workers[0] not in now:
+                break
+            time.sleep(0.1)
+        assert workers[0] not in now and workers[1] in now and len(now) == 2, (workers, now)
+        assert httpx.get(f"{child.base}/readyz", timeout=5).status_code == 200
+    finally:
+        child.stop()
+        store.stop()
+    assert child.tracebacks() == 0
