@@ -4,9 +4,9 @@ The player sees every card but the face-down stock's order (``protocol/VIEW.md``
 Colorado the stock's top card is face up).  The hidden cards are exactly the game's
 cards that the view does not show.  :func:`advise` deals them into the stock in random
 orders drawn from the caller's :class:`random.Random`, solves each such *sample* with the
-perfect-information search under a small budget, and recommends the first move of the
-winning lines found most often (ties: the first move of the best-scoring lines).  Its
-input is the view, never a game: nothing here can read the real stock.
+perfect-information search under a small budget, and recommends a move that wins in
+most samples (see :func:`advise`).  Its input is the view, never a game: nothing here
+can read the real stock.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any
 
 from protocol.cards import RANKS, parse_card
 from server.rules import Game, game_class
+from server.rules.moves import Move
 from server.solver.models import model_for
 from server.solver.search import SOLVED, Budget, solve
 
@@ -28,6 +29,9 @@ SAMPLE_NODES = 1_500
 SAMPLES = 8
 #: Fewest positions searched after each candidate move in each sample (per-move advice).
 MIN_MOVE_NODES = 60
+#: Samples a move may win fewer than the most-won move and still be preferred for its
+#: progress (see :func:`_progress`).
+WIN_SLACK = 1
 
 
 @dataclass(frozen=True)
@@ -135,12 +139,14 @@ def advise(
     Draws ``samples`` stock orders with ``rng``.  With ``per_move`` (the default), every
     move the search model would try from the position is played in every sample and the
     position after it solved, the ``samples * sample_nodes`` positions shared among them:
-    the move won in most samples is recommended (ties: the highest total best score, then
-    the shortest winning lines, then the model's order), so one sample's lucky line no
-    longer decides.  Without it (the first version, kept as the benchmark's baseline),
-    each sample is solved once and the first move of the winning lines found most often
-    is recommended.  ``out_of_time`` (optional, the caller's clock) stops early, after at
-    least one sample.  The same view, rng state and budget give the same advice.
+    of the moves won in most samples, or in at most :data:`WIN_SLACK` fewer, the one that
+    moves the game on most surely is recommended (:func:`_progress`; ties: more samples
+    won, the highest total best score, the shortest winning lines, the model's order), so
+    one sample's lucky line no longer decides.  Without it (the first version, kept as
+    the benchmark's baseline), each sample is solved once and the first move of the
+    winning lines found most often is recommended.  ``out_of_time`` (optional, the
+    caller's clock) stops early, after at least one sample.  The same view, rng state and
+    budget give the same advice.
     """
     hidden = hidden_cards(name, view)
     games = []
@@ -194,9 +200,18 @@ def _advise_per_move(
             entry[1] += result.best_score
             best = max(best, result.best_score)
         done += 1
+    # Win counts this close are noise (a search out of budget counts as not won).
+    most = max(tally[m][0] for m in candidates)
     move = min(
         candidates,
-        key=lambda m: (-tally[m][0], -tally[m][1], tally[m][2], candidates.index(m)),
+        key=lambda m: (
+            tally[m][0] < most - WIN_SLACK,
+            -_progress(m),
+            -tally[m][0],
+            -tally[m][1],
+            tally[m][2],
+            candidates.index(m),
+        ),
     )
     wins = tally[move][0]
     return Advice(
@@ -207,6 +222,28 @@ def _advise_per_move(
         best_score=best,
         votes={m: (tally[m][0], tally[m][1]) for m in candidates},
     )
+
+
+#: Pile kinds that only ever lose cards: a move out of one cannot be undone.
+_SHRINKING = frozenset({"reserve", "waste", "bouquet"})
+
+
+def _progress(text: str) -> int:
+    """How surely ``text`` moves the game on whatever the hidden order, for ties between
+    moves won in as many samples: a card to a foundation (2), a card out of a pile that
+    never grows again (1), a card from the stock (0), a move that can be undone (-1).
+
+    A sample's search knows its own stock, so in it dealing costs nothing and the samples
+    cannot tell a planned move from a card shuffled to and fro: without this, the hint
+    dealt while a foundation move waited and swapped two piles' tops back and forth."""
+    move = Move(text)
+    if move.source is None or move.target is None:
+        return 0 if text in ("deal", "redeal") else -1
+    if move.target.kind == "foundation" and move.source.kind != "foundation":
+        return 2
+    if move.source.kind in _SHRINKING:
+        return 1
+    return 0 if move.source.kind == "stock" else -1
 
 
 def _advise_by_lines(

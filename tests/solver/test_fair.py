@@ -9,7 +9,7 @@ from solver_testkit import late_position
 
 from server.rules import GAME_NAMES, new_game
 from server.solver import advise, game_from_view
-from server.solver.fair import hidden_cards
+from server.solver.fair import WIN_SLACK, hidden_cards
 
 STOCK_GAMES = ("balcony", "colorado", "empress_of_italy", "matrimony")
 
@@ -93,11 +93,36 @@ def test_advice_on_a_finished_game() -> None:
 @pytest.mark.parametrize("name", ("colorado", "balcony"))
 def test_every_candidate_move_is_judged_in_every_sample(name: str) -> None:
     """Per-move advice: every distinct move the model tries is played in each sample and
-    the one won in most samples is recommended (one sample's line no longer decides)."""
+    a move won in most samples, give or take ``WIN_SLACK``, is recommended (one sample's
+    line no longer decides)."""
     game = new_game(name, "per-move-1")
     advice = advise(name, game.view(), random.Random(3), samples=3, sample_nodes=600)
     assert advice.samples == 3 and len(advice.votes) > 1
     assert set(advice.votes) <= set(game.legal_moves())
     assert advice.move is not None and advice.wins == advice.votes[advice.move][0]
-    ranked = max(advice.votes.values())
-    assert advice.votes[advice.move] == ranked
+    most = max(wins for wins, _ in advice.votes.values())
+    assert advice.wins >= most - WIN_SLACK
+
+
+@pytest.mark.parametrize("seed", ("stats-4", "stats-5", "stats-6", "stats-8"))
+def test_hint_does_not_deal_while_a_card_can_go_to_a_foundation(seed: str) -> None:
+    """Balcony openings with a tableau card for a foundation: every sample's search knows
+    its own stock, so dealing looks as good as anything there; the hint plays the card."""
+    game = new_game("balcony", seed)
+    to_foundation = [m for m in game.legal_moves() if ">foundation" in m]
+    assert to_foundation
+    advice = advise("balcony", game.view(), random.Random(f"{seed}:0"))
+    assert advice.move in to_foundation
+
+
+def test_a_player_taking_every_hint_wins_a_winnable_balcony_deal() -> None:
+    """Balcony ``stats-8`` (won with perfect information): the hints alone win it; before
+    the hint preferred sure progress it dealt early and ended on 10 of 52 cards."""
+    game = new_game("balcony", "stats-8")
+    for k in range(200):
+        if game.is_over:
+            break
+        advice = advise("balcony", game.view(), random.Random(f"stats-8:{k}"))
+        assert advice.move is not None
+        game.play(advice.move)
+    assert game.status == "won"
