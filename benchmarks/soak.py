@@ -129,6 +129,10 @@ SOAK_DAILY = DailySelection(candidate_nodes=300, candidates=1, seconds=1.0)
 PROBES = 8
 #: The child servers' ``--metrics-token`` (their /metrics is read for exceptions).
 METRICS_TOKEN = uuid.uuid4().hex
+#: Games a spectator watches at once, among the latest made: it lets the oldest go for a
+#: new one (keeping its first ones for ever, it watched none still stored at the end of a
+#: long run, and the check of its copies checked nothing).
+SPECTATED = 20
 #: Bound on one player's call or move, seconds.
 CALL_TIMEOUT = 15.0
 #: Keys living longer than this (ms) age with the calendar (``age_redis``).
@@ -214,8 +218,9 @@ class Backend:
     simulated: set[str] = field(default_factory=set)
     acks: list[Ack] = field(default_factory=list)
     games: set[str] = field(default_factory=set)
-    #: Casual games among them: the ones others may watch (a ranked one only once closed).
-    casual: set[str] = field(default_factory=set)
+    #: Casual games among them, in the order they were made (a dict as an ordered set):
+    #: the ones others may watch (a ranked one only once closed).
+    casual: dict[str, None] = field(default_factory=dict)
     players: set[str] = field(default_factory=set)
     #: Spectated games -> the spectators' copies.
     watched: dict[str, list[Any]] = field(default_factory=dict)
@@ -363,7 +368,7 @@ async def play_game(
     ranked = bool(snapshot.get("daily"))
     backend.games.add(game_id)
     if not ranked:
-        backend.casual.add(game_id)
+        backend.casual[game_id] = None
     copy = await bounded(connection.subscribe(game_id))
     budget = rng.randrange(*pace.moves)
     while copy.status == "playing" and gate.playing():
@@ -508,10 +513,13 @@ async def spectator(
         client.on_token = lambda token: setattr(connection, "token", token)
         while not gate.stop:
             await asyncio.sleep(rng.uniform(pace.think[1] / 2, pace.think[1] * 1.5))
-            candidates = sorted(backend.casual - set(connection.copies))
+            recent = list(backend.casual)[-SPECTATED:]
+            candidates = [game_id for game_id in recent if game_id not in connection.copies]
             try:
                 await bounded(client.me())  # a REST call now and then: renews when due
-                if candidates and len(connection.copies) < 20:
+                if candidates:
+                    if len(connection.copies) >= SPECTATED:  # the oldest is let go
+                        await bounded(connection.unsubscribe(next(iter(connection.copies))))
                     game_id = rng.choice(candidates)
                     await bounded(connection.subscribe(game_id))
                 if rng.random() < 0.15 and connection.websocket is not None:

@@ -47,6 +47,7 @@ def test_soak_short_form_passes_every_check(tmp_path: Path) -> None:
     for checked in result["checks"].values():
         assert checked["acked_moves_lost"] == 0
         assert checked["ended_games_audited"] > 0
+        assert checked["spectated_games"] > 0 and not checked["spectator_copies_wrong"]
     # Every family of keys is bounded: a TTL on each key, or one key (the review queue), or
     # the archive of each day's choices, kept by design (``protocol/REDIS.md``).
     archive = set(result["archive_families"])
