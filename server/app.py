@@ -42,7 +42,7 @@ from server.operator import routes as operator
 from server.operator.actions import Operations
 from server.operator.postclose import PostCloseAuditor
 from server.operator.suspension import SWEEP_SECONDS
-from server.redisconn import connect, stop_task
+from server.redisconn import connect, stop_task, wait_for_redis
 from server.service import GameService
 from server.store import Store
 from server.ws import retired_endpoint, websocket_endpoint
@@ -368,6 +368,7 @@ def create_app(settings: Settings | None = None, redis: Redis | None = None) -> 
         if client is None and settings.redis_url:
             client = connect(settings.redis_url, settings.redis_cluster)
         assert client is not None
+        await wait_for_redis(client)
         store = Store(
             client,
             player_idle_ttl=settings.player_idle_ttl,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -22,7 +23,7 @@ from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis, RedisCl
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
 from redis.crc import key_slot
-from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import NoScriptError, RedisClusterException, RedisError, ResponseError
 
 from server import metrics
 
@@ -39,6 +40,12 @@ HEALTH_CHECK_INTERVAL: float = 10
 #: after a reconnection, 10-100 ms apart): enough for the connections a restart closed,
 #: short enough that an outage is answered ``store_unavailable`` within a second.
 RECONNECT_RETRIES = 3
+#: Seconds a starting worker waits for Redis to answer (a restart or failover under way):
+#: a worker that fails to start makes uvicorn stop the whole server, so a worker replaced
+#: while Redis was down took every other worker with it.
+START_WAIT = 60.0
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -47,6 +54,25 @@ T = TypeVar("T")
 # at each reconnection and by each node's pool of a cluster.  The version cannot change
 # while the process runs.
 redis.utils.get_lib_version = functools.cache(redis.utils.get_lib_version)  # type: ignore[method-assign]
+
+
+async def wait_for_redis(client: Any, seconds: float = START_WAIT) -> None:
+    """Return once ``client`` answers a PING; retry every 0.1-2 s meanwhile, and raise the
+    last error after ``seconds``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    delay = 0.1
+    while True:
+        try:
+            await client.ping()
+            return
+        except (RedisError, RedisClusterException, OSError) as error:
+            if loop.time() + delay > deadline:
+                raise
+            if delay == 0.1:
+                log.warning("redis not answering at start (%s): waiting %.0f s", error, seconds)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 2.0)
 
 
 def connect(url: str, cluster: bool) -> Any:

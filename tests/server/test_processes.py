@@ -4,13 +4,19 @@ command with no Redis at all."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import random
+import signal
+import time
 
 import httpx
 from server_support import SECRET, Api, WSClient, apply_patch
 from websockets.asyncio.client import connect
 
+from benchmarks.soak import ChildServer
 from server.rules import new_game
+from server.testing import RedisProcess
 
 
 async def open_socket(url: str) -> WSClient:
@@ -101,3 +107,36 @@ async def test_run_command_without_redis(spawn_server, tmp_path) -> None:
             assert (await ws.recv("patch"))["v"] == 2
         finally:
             await ws.close()
+
+
+def test_a_worker_replaced_while_redis_is_down_waits_for_it(tmp_path) -> None:
+    """A worker dies while Redis restarts: its replacement waits for Redis at start instead
+    of failing, and the server goes on (before: uvicorn stopped the whole server when the
+    replacement failed to start, "Child process [...] failed to start")."""
+    store = RedisProcess()
+    store.start()
+    child = ChildServer(f"redis://127.0.0.1:{store.port}/0", tmp_path / "child.log")
+    try:
+        child.start()
+        [killed, kept] = child.workers()
+        store.stop()
+        os.kill(killed, signal.SIGKILL)
+        time.sleep(2)  # the supervisor starts a replacement, Redis still down
+        store.start()
+        deadline = time.monotonic() + 30
+        workers: list[int] = []
+        while time.monotonic() < deadline:
+            workers = child.workers()
+            if len(workers) == 2 and killed not in workers:
+                with contextlib.suppress(httpx.HTTPError):
+                    if httpx.get(f"{child.base}/readyz", timeout=2).status_code == 200:
+                        break
+            time.sleep(0.2)
+        assert child.process is not None and child.process.poll() is None
+        assert kept in workers and killed not in workers and len(workers) == 2, workers
+    finally:
+        child.stop()
+        store.stop()
+    log = child.log_path.read_text()
+    assert "failed to start" not in log and "Traceback" not in log
+    assert "redis not answering at start" in log
