@@ -17,6 +17,15 @@ won deal, ``moves`` (the winning line's move texts, in order, replayed by the en
 
 At the end it prints, for the N seeds, how many were won, proven lost and unknown, each
 with its 95 % Wilson score interval.
+
+::
+
+    python -m server.solver table --deals N [--deals-of GAME=M ...] --budget SECONDS
+                                  --results DIR [--out FILE] [--jobs J] [--games G ...]
+
+runs ``stats`` for each game (``DIR/GAME.jsonl``, resumed; ``--deals-of`` gives a game
+another number of deals) and writes ``docs/WINRATES.md``: the table of every game and the
+command that regenerates it.
 """
 
 from __future__ import annotations
@@ -178,7 +187,7 @@ TABLE_NOTES = {
     "balcony": (
         "Balcony and Empress of Italy: a foundation's top card may always come back to the "
         "tableau, so a complete search is out of reach and no loss is ever proven; their "
-        "unknown deals are deals not won in budget."
+        "unknown deals are deals not won in budget. Balcony: the seed's 90 % {claim}."
     ),
     "matrimony": (
         "Matrimony: a loss is only provable by searching every interleaving of plays with "
@@ -191,7 +200,7 @@ TABLE_NOTES = {
     ),
 }
 #: The win rates the seeds claim that a note sets against the table's interval.
-CLAIMED_RATES = {"colorado": 0.5}
+CLAIMED_RATES = {"colorado": 0.5, "balcony": 0.9}
 
 
 def _median(values: list[float]) -> float | None:
@@ -287,11 +296,13 @@ def render_table(results: dict[str, list[dict[str, Any]]], command: str, budget:
 def table(args: argparse.Namespace) -> int:
     os.makedirs(args.results, exist_ok=True)
     results = {}
+    deals_of = dict(args.deals_of)
     for name in args.games:
+        deals = deals_of.get(name, args.deals)
         path = os.path.join(args.results, f"{name}.jsonl")
         run = argparse.Namespace(
             game=name,
-            deals=args.deals,
+            deals=deals,
             budget=args.budget,
             jobs=args.jobs,
             prefix=DEFAULT_PREFIX,
@@ -300,13 +311,12 @@ def table(args: argparse.Namespace) -> int:
         )
         with contextlib.redirect_stdout(sys.stderr):  # the summary is progress here
             stats(run)
-        seeds = {f"{DEFAULT_PREFIX}{i}" for i in range(1, args.deals + 1)}
+        seeds = {f"{DEFAULT_PREFIX}{i}" for i in range(1, deals + 1)}
         records = {r["seed"]: r for r in read_jsonl(path) if r.get("game") == name}
         results[name] = [record for seed, record in records.items() if seed in seeds]
-    command = (
-        f"python -m server.solver table --deals {args.deals} --budget {args.budget:g} "
-        f"--results {args.results} --out {args.out or '-'}"
-    )
+    command = f"python -m server.solver table --deals {args.deals} "
+    command += "".join(f"--deals-of {name}={deals} " for name, deals in args.deals_of)
+    command += f"--budget {args.budget:g} --results {args.results} --out {args.out or '-'}"
     if list(args.games) != list(GAME_NAMES):
         command += " --games " + " ".join(args.games)
     text = render_table(results, command, args.budget)
@@ -316,6 +326,14 @@ def table(args: argparse.Namespace) -> int:
     else:
         print(text, end="")
     return 0
+
+
+def _game_deals(text: str) -> tuple[str, int]:
+    """``GAME=N`` of ``--deals-of``."""
+    name, _, count = text.partition("=")
+    if name not in GAME_NAMES or not count.isdigit():
+        raise argparse.ArgumentTypeError(f"expected GAME=N with GAME one of {GAME_NAMES}")
+    return name, int(count)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -331,6 +349,14 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--nodes", type=int, help="also stop a deal after this many positions")
     made = commands.add_parser("table", help="docs/WINRATES.md: the win-rate table")
     made.add_argument("--deals", type=int, required=True, help="deals per game (N)")
+    made.add_argument(
+        "--deals-of",
+        type=_game_deals,
+        action="append",
+        default=[],
+        metavar="GAME=N",
+        help="another number of deals for GAME (repeatable)",
+    )
     made.add_argument("--budget", type=float, required=True, help="CPU seconds per deal")
     made.add_argument("--jobs", type=int, default=1, help="deals solved at once (processes)")
     made.add_argument("--results", required=True, help="folder of GAME.jsonl (resumed)")

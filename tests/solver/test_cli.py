@@ -152,6 +152,8 @@ def test_bad_arguments_are_refused() -> None:
         main(["stats", "balcony", "--deals", "3", "--budget", "0"])
     with pytest.raises(SystemExit):
         main(["stats", "chess", "--deals", "3", "--budget", "1"])
+    with pytest.raises(SystemExit):
+        main(["table", "--deals", "3", "--deals-of", "chess=3", "--budget", "1", "--results", "x"])
 
 
 def test_table_writes_the_win_rate_table_and_its_command(tmp_path: Path) -> None:
@@ -159,19 +161,22 @@ def test_table_writes_the_win_rate_table_and_its_command(tmp_path: Path) -> None
     per game (counts, the win rate's interval, medians, the seed's claim), the notes,
     and the command that regenerates it; a second run solves nothing new."""
     out, results = tmp_path / "WINRATES.md", tmp_path / "results"
-    args = ["table", "--deals", "3", "--budget", "2", "--results", str(results)]
+    args = ["table", "--deals", "3", "--deals-of", "balcony=2", "--budget", "2"]
+    args += ["--results", str(results)]
     assert main([*args, "--out", str(out), "--games", "gloucestershire", "balcony"]) == 0
     text = out.read_text()
     records = lines(results / "gloucestershire.jsonl") + lines(results / "balcony.jsonl")
-    assert len(records) == 6
-    assert "--deals 3 --budget 2 --results" in text and "--games gloucestershire balcony" in text
-    rows = {line.split("|")[1].strip(): line for line in text.splitlines() if "| 3 |" in line}
-    assert set(rows) == {"gloucestershire", "balcony"}
+    assert len(records) == 5
+    assert "--deals 3 --deals-of balcony=2 --budget 2 --results" in text
+    assert "--games gloucestershire balcony" in text
+    rows = {line.split("|")[1].strip(): line for line in text.splitlines() if "| gl" in line}
+    rows["balcony"] = next(line for line in text.splitlines() if "| balcony | 2 |" in line)
     glou = [c.strip() for c in rows["gloucestershire"].split("|")]
     lost = sum(r["verdict"] == "lost" for r in records if r["game"] == "gloucestershire")
     assert glou[4] == f"{lost} ({100 * lost / 3:.1f} %)" and lost >= 2
     assert glou[6].startswith("0.0 % [0.0 %,") and glou[7] == "–"  # no won deal
     assert "90 %" in rows["balcony"] and "almost never winnable" in text
+    assert "Balcony: the seed's 90 % lies inside the interval" in text  # 2 won of 2: [34 %, 100 %]
     best = max(r["best_score"] for r in records if r["game"] == "gloucestershire")
     assert f"the best line reaches {best} cards at most" in text
     before = (results / "balcony.jsonl").read_text()
