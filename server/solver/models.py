@@ -88,6 +88,11 @@ class Model:
     #: between them and :meth:`moves`, see :func:`server.solver.search._restarts`).
     hasty = False
 
+    #: The share of the budget past its first slice that the complete run keeps beside the
+    #: restarts (see :func:`server.solver.search._restarts`): for games whose deals are
+    #: mostly lost, as only a complete search proves a loss.  Below 1.
+    complete_share = 0.0
+
     def moves(self, state: State) -> list[int]:
         """The moves to try from ``state``, best first; ``[m]`` alone when ``m`` is safe
         (playing it cannot turn a winnable position into a lost one)."""
@@ -437,7 +442,10 @@ class GloucestershireModel(Model):
     Interchangeable piles: the foundations (same rule for each) and the tableau piles.
     A foundation is its first card and length; the bouquet its length.  No safe moves:
     a card on the foundation may come back, and with wrap every card can host another.
+    Nearly every deal is lost, so the complete run keeps half of the budget.
     """
+
+    complete_share = 0.5
 
     def __init__(self, game: Game) -> None:
         super().__init__(game)

@@ -14,7 +14,7 @@ alternatives), each argued in its model's docstring.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 
 from server.rules import PLAYING, WON, Game
@@ -24,7 +24,7 @@ SOLVED, LOST, UNKNOWN = "won", "lost", "unknown"  # verdicts
 
 #: How often (in nodes) the search asks :attr:`Budget.out_of_time`.
 CHECK_EVERY = 256
-#: Positions of the first run (model order), and the unit of the Luby restart lengths
+#: Positions of the complete run's first slice, and the unit of the Luby restart lengths
 #: (see :func:`_restarts`).
 FIRST_NODES = 5_000
 RESTART_UNIT = 500
@@ -105,6 +105,29 @@ def search(
     (a restart: still every move of every position, in another order).  With ``hasty``,
     the model's :meth:`~Model.hasty_moves` instead of its moves: a ``"lost"`` then only
     means that no win was found among them."""
+    run = _steps(model, root, budget.nodes, budget.out_of_time, shake, hasty)
+    try:
+        return next(run)  # a pause: the budget ran out
+    except StopIteration as finished:
+        outcome: _Outcome = finished.value
+        return outcome
+    finally:
+        run.close()
+
+
+def _steps(
+    model: Model,
+    root: State,
+    limit: int | None,
+    out_of_time: Callable[[], bool] | None,
+    shake: int | None = None,
+    hasty: bool = False,
+) -> Generator[_Outcome, int | None, _Outcome]:
+    """:func:`search` as a run that can be paused and resumed: it pauses when it has
+    searched ``limit`` positions or ``out_of_time()`` answers true, yielding an
+    ``"unknown"`` outcome (its positions and best score so far), and goes on from where it
+    stopped, its transposition table and path intact, when sent a new ``limit`` (a
+    total, counted from its start).  Returns its verdict."""
     key, play = model.key, model.play
     moves_of: Callable[[State], list[int]] = model.hasty_moves if hasty else model.moves
     if shake is not None:
@@ -117,8 +140,6 @@ def search(
     root_key = key(root)
     seen = {root_key}
     table_limit = TABLE_LIMIT
-    limit = budget.nodes
-    out_of_time = budget.out_of_time
     nodes = 1
     line: list[int] = []
     # One frame per position on the path: its state, score, moves and the next to try.
@@ -158,7 +179,7 @@ def search(
         if (limit is not None and nodes >= limit) or (
             out_of_time is not None and nodes % CHECK_EVERY == 0 and out_of_time()
         ):
-            return _Outcome(UNKNOWN, None, nodes, best, best_line)
+            limit = yield _Outcome(UNKNOWN, None, nodes, best, list(best_line))
         if len(seen) > table_limit:
             seen = set(path_keys)
             seen.add(child_key)
@@ -185,45 +206,81 @@ def luby(index: int) -> int:
             index -= size
 
 
-def _restarts(model: Model, root: State, budget: Budget) -> _Outcome:
-    """:func:`search` first in the model's order for :data:`FIRST_NODES` positions, then
-    in shaken orders (``random.Random(k)`` for run ``k``), run ``k`` capped at
-    ``luby(k) * RESTART_UNIT`` positions, until a verdict or the budget's end.  A win is
-    found quickly or very late (an early bad move buries depth-first search); short runs
-    in other orders find many of the late ones early, and the Luby lengths grow without
-    bound, so a position whose complete search fits some length is still proven lost.
-    Each run is a complete search when not cut, so its ``"lost"`` is a proof.
+def _advance(run: Generator[_Outcome, int | None, _Outcome], limit: int | None) -> _Outcome:
+    """Start (``limit`` None) or resume a :func:`_steps` run up to ``limit`` positions; its
+    outcome, ``"unknown"`` when it paused."""
+    try:
+        return next(run) if limit is None else run.send(limit)
+    except StopIteration as finished:
+        outcome: _Outcome = finished.value
+        return outcome
 
-    A model with hasty moves (Colorado) gets two runs for each ``k``: first one on its
+
+def _restarts(model: Model, root: State, budget: Budget) -> _Outcome:
+    """Two searches share the budget: the **complete run**, :func:`search` in the model's
+    order, and **restarts** in shaken orders (``random.Random(k)`` for restart ``k``),
+    restart ``k`` capped at ``luby(k) * RESTART_UNIT`` positions.
+
+    The complete run goes first, for :data:`FIRST_NODES` positions, so a budget within
+    that (hints, the audit) is one plain search.  The restarts find wins: a win is found
+    quickly or very late (an early bad move buries depth-first search), and short runs in
+    other orders find many of the late ones early.  A restart not cut is a complete
+    search too, so its ``"lost"`` is a proof, but only a search of every reachable
+    position proves a loss, and a run cut short proves nothing.  So for a model whose
+    deals are mostly lost (:attr:`~server.solver.models.Model.complete_share`), the
+    complete run is resumed after each restart where it paused, its transposition table
+    intact, and keeps that share of the positions searched: a deal whose reachable
+    positions number about half the budget is then proven lost, where the longest
+    restart would have covered an eighth.
+
+    A model with hasty moves (Colorado) gets two restarts for each ``k``: first one on its
     hasty moves, then the complete one.  The hasty run only looks for a win: its
     ``"lost"`` proves nothing and becomes ``"unknown"``, and as it has then searched
     every position its moves reach (the order does not change which), no hasty run
-    follows.  The first run is always complete, so a budget within
-    :data:`FIRST_NODES` (hints, the audit) searches as without hasty moves.
-    Without any budget, one run in the model's order goes to its verdict."""
-    limit = budget.nodes
-    if limit is None and budget.out_of_time is None:
+    follows.  Without any budget, the complete run alone goes to its verdict."""
+    limit, out_of_time = budget.nodes, budget.out_of_time
+    if limit is None and out_of_time is None:
         return search(model, root, budget)
-    nodes, best = 0, None
-    hasty_runs = model.hasty
-    k = 0
-    while True:
-        cap = FIRST_NODES if k == 0 else luby(k) * RESTART_UNIT
-        for hasty in (True, False) if k and hasty_runs else (False,):
-            run_cap = cap if limit is None else min(cap, limit - nodes)
-            outcome = search(model, root, Budget(run_cap, budget.out_of_time), k or None, hasty)
-            nodes += outcome.nodes
-            if best is None or outcome.best_score > best.best_score:
+
+    def spent(nodes: int) -> bool:
+        return (limit is not None and nodes >= limit) or (out_of_time is not None and out_of_time())
+
+    first = FIRST_NODES if limit is None else min(FIRST_NODES, limit)
+    complete = _steps(model, root, first, out_of_time)
+    try:
+        outcome = best = _advance(complete, None)
+        nodes = outcome.nodes
+        hasty_runs, share = model.hasty, model.complete_share
+        k = 1
+        while outcome.verdict == UNKNOWN and not spent(nodes):
+            restarted = 0
+            for hasty in (True, False) if hasty_runs else (False,):
+                cap = luby(k) * RESTART_UNIT
+                run_cap = cap if limit is None else min(cap, limit - nodes)
+                restart = search(model, root, Budget(run_cap, out_of_time), k, hasty)
+                nodes += restart.nodes
+                restarted += restart.nodes
+                if restart.best_score > best.best_score:
+                    best = restart
+                verdict = restart.verdict
+                if hasty and verdict == LOST:
+                    verdict, hasty_runs = UNKNOWN, False
+                if verdict != UNKNOWN or spent(nodes):
+                    return _Outcome(verdict, restart.line, nodes, best.best_score, best.best_line)
+            k += 1
+            if not share:
+                continue
+            allowance = max(1, round(restarted * share / (1 - share)))
+            if limit is not None:
+                allowance = min(allowance, limit - nodes)
+            searched = outcome.nodes
+            outcome = _advance(complete, searched + allowance)
+            nodes += outcome.nodes - searched
+            if outcome.best_score > best.best_score:
                 best = outcome
-            verdict = outcome.verdict
-            if hasty and verdict == LOST:
-                verdict, hasty_runs = UNKNOWN, False
-            out_of_budget = (limit is not None and nodes >= limit) or (
-                budget.out_of_time is not None and budget.out_of_time()
-            )
-            if verdict != UNKNOWN or out_of_budget:
-                return _Outcome(verdict, outcome.line, nodes, best.best_score, best.best_line)
-        k += 1
+        return _Outcome(outcome.verdict, outcome.line, nodes, best.best_score, best.best_line)
+    finally:
+        complete.close()
 
 
 def solve(game: Game, budget: Budget | None = None) -> Result:

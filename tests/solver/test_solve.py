@@ -10,7 +10,7 @@ from solver_testkit import late_position, plain_search, reversed_tableau, won_po
 from server.rules import GAME_NAMES, PLAYING, WON, Game, new_game
 from server.solver import LOST, UNKNOWN, Budget, solve
 from server.solver import search as search_module
-from server.solver.models import model_for
+from server.solver.models import GloucestershireModel, model_for
 from server.solver.search import search
 
 #: Deals each game's solver wins within a few thousand positions (found by a scan).
@@ -310,3 +310,44 @@ def test_an_exhausted_hasty_search_proves_nothing(monkeypatch: pytest.MonkeyPatc
     for move in result.moves:
         game.play(move)
     assert game.status == WON
+
+
+def test_a_paused_run_resumes_where_it_stopped() -> None:
+    """A run paused every few hundred positions and resumed ends exactly as the same
+    search run in one go: same verdict, positions and best score."""
+    game = new_game("gloucestershire", "stats-170")
+    model = model_for(game)
+    root = model.state_of(game)
+    whole = search(model, root, Budget())
+    run = search_module._steps(model, root, 1_000, None)
+    pauses = 0
+    outcome = next(run)
+    while True:
+        assert outcome.verdict == UNKNOWN and outcome.nodes == 1_000 + 777 * pauses
+        pauses += 1
+        try:
+            outcome = run.send(outcome.nodes + 777)
+        except StopIteration as finished:
+            outcome = finished.value
+            break
+    assert whole.verdict == LOST and pauses > 20
+    assert (outcome.verdict, outcome.nodes, outcome.best_score) == (
+        whole.verdict,
+        whole.nodes,
+        whole.best_score,
+    )
+
+
+def test_a_mostly_lost_game_keeps_a_complete_run_that_proves_its_losses(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Gloucestershire ``stats-170`` is lost, and a complete search takes some 21,000
+    positions: more than any restart of a 50,000-position budget.  The complete run,
+    resumed after each restart with half of the budget, proves the loss; without its
+    share the same budget leaves the deal unknown."""
+    game = new_game("gloucestershire", "stats-170")
+    result = solve(game, Budget(nodes=50_000))
+    assert result.verdict == LOST and result.nodes <= 50_000
+    monkeypatch.setattr(GloucestershireModel, "complete_share", 0.0)
+    result = solve(game, Budget(nodes=50_000))
+    assert result.verdict == UNKNOWN and result.nodes == 50_000
