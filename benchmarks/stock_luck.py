@@ -1,8 +1,14 @@
-"""How well the ``clairvoyance`` signal (stock luck) tells cheats from honest players (issue 26).
+"""How well the clairvoyance signals tell cheats from honest players (issue 26).
 
 Run from the repository root (the full evaluation; ``--games 20`` for a quicker one)::
 
     nice -n 10 .venv/bin/python -m benchmarks.stock_luck --games 50 --jobs 2
+
+Two signals are measured on the same lines: **stock luck**
+(:func:`server.audit.stock_luck.stock_luck`, its z score) and the audit's **clairvoyance**
+examination (:func:`server.audit.clairvoyance.examine`, its score, what
+``python -m server.audit --clairvoyance`` and the leaderboard audit report);
+``--signal`` picks one.
 
 Pure: no server, no Redis.  For each game with a face-down stock (Balcony, Colorado,
 Empress of Italy, Matrimony; Gloucestershire has no hidden card) and each of ``--games``
@@ -19,10 +25,11 @@ deals (seeds ``luck-<game>-<i>``, fixed), four players play the deal:
 * **honest, heuristic**: a simple player: a move to a foundation when there is one, else a
   random move that does not repeat a table, dealing only when stuck.
 
-Every line is examined by :func:`server.audit.stock_luck.stock_luck`; the cheats are the
-positives.  Per game it prints the ROC AUC of the z scores, the true-positive rate at the
-signal's threshold (z >= 3) with the false-positive rate there, and the true-positive rate
-at the best threshold with <= 2 % false positives.  Results go in ``BENCHMARKS.md``
+Every line is examined by each signal; the cheats are the positives.  Per game and
+signal it prints the ROC AUC of the scores, the true-positive rate at the signal's
+threshold (stock luck: z >= 3 over at least 8 reveals; clairvoyance: score >= 3 over at
+least 5 decision points) with the false-positive rate there, and the true-positive rate at
+the best threshold with <= 2 % false positives.  Results go in ``BENCHMARKS.md``
 ("Clairvoyance signal: stock luck (issue 26)").
 """
 
@@ -34,7 +41,10 @@ import random
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
+from server.audit.clairvoyance import MIN_POINTS as CLAIRVOYANCE_MIN_POINTS
+from server.audit.clairvoyance import examine
 from server.audit.stock_luck import MIN_REVEALS, Z_THRESHOLD, stock_luck
 from server.rules import PLAYING, RESIGN, Game, new_game
 from server.solver import Budget, solve
@@ -137,23 +147,46 @@ def honest(name: str, seed: str, rng: random.Random, hints: bool) -> list[str]:
     return moves
 
 
-def run(job: tuple[str, str, int]) -> tuple[str, str, int, float, int, float, float]:
-    """(game, kind, index, z, reveals, seconds to play, seconds to examine)."""
-    name, kind, index = job
+SIGNALS = ("stock-luck", "clairvoyance")
+#: Each signal's threshold (its score must reach it, given its minimum of evidence).
+THRESHOLD = {"stock-luck": Z_THRESHOLD, "clairvoyance": 3.0}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One signal on one line: its score (0 below the signal's minimum of evidence), the
+    evidence (reveals or decision points) and the CPU seconds it took."""
+
+    score: float
+    evidence: int
+    seconds: float
+
+
+def run(job: tuple[str, str, int, tuple[str, ...]]) -> tuple[str, str, int, dict[str, Verdict]]:
+    """(game, kind, index, each signal's verdict)."""
+    name, kind, index, signals = job
     seed = f"luck-{name}-{index}"
     rng = random.Random(f"{kind}-{seed}")
-    started = time.process_time()
     if kind == "cheat-solver":
         moves = cheat_solver(name, seed, rng)
     elif kind == "cheat-dfs":
         moves = cheat_dfs(name, seed, rng)
     else:
         moves = honest(name, seed, rng, hints=kind == "honest-hints")
-    played = time.process_time()
-    found = stock_luck(name, seed, list(enumerate(moves, 1)))
-    examined = time.process_time()
-    z = found.z if len(found.reveals) >= MIN_REVEALS else 0.0
-    return name, kind, index, z, len(found.reveals), played - started, examined - played
+    versioned = list(enumerate(moves, 1))
+    verdicts: dict[str, Verdict] = {}
+    for signal in signals:
+        started = time.process_time()
+        if signal == "stock-luck":
+            luck = stock_luck(name, seed, versioned)
+            evidence = len(luck.reveals)
+            score = luck.z if evidence >= MIN_REVEALS else 0.0
+        else:
+            found = examine(name, seed, versioned)
+            evidence = len(found.points)
+            score = found.score if evidence >= CLAIRVOYANCE_MIN_POINTS else 0.0
+        verdicts[signal] = Verdict(score, evidence, time.process_time() - started)
+    return name, kind, index, verdicts
 
 
 def roc_auc(positives: Sequence[float], negatives: Sequence[float]) -> float:
@@ -173,34 +206,40 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=50, help="deals per game and player")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--game", action="append", choices=GAMES, help="default: all four")
+    parser.add_argument("--signal", action="append", choices=SIGNALS, help="default: both")
     args = parser.parse_args(argv)
     names = args.game or list(GAMES)
-    jobs = [(n, k, i) for n in names for i in range(args.games) for k in KINDS]
-    results: list[tuple[str, str, int, float, int, float, float]] = []
+    signals = tuple(args.signal or SIGNALS)
+    jobs = [(n, k, i, signals) for n in names for i in range(args.games) for k in KINDS]
+    results: list[tuple[str, str, int, dict[str, Verdict]]] = []
     with multiprocessing.Pool(args.jobs) as pool:
         for result in pool.imap_unordered(run, jobs):
             results.append(result)
     print(f"command: python -m benchmarks.stock_luck {' '.join(sys.argv[1:])}".rstrip())
     print(
-        "| game | cheats / honest | AUC | TPR at z>=3 (FPR) | TPR at <=2 % FPR "
-        "| z cheats median | z honest max | reveals median | examine s median |"
+        "| game | signal | cheats / honest | AUC | TPR at threshold (FPR) | TPR at <=2 % FPR "
+        "| score cheats median | score honest max | evidence median | CPU s median |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name in names:
-        rows = [r for r in results if r[0] == name]
-        pos = [r[3] for r in rows if r[1].startswith("cheat")]
-        neg = [r[3] for r in rows if r[1].startswith("honest")]
-        by_kind = {kind: sum(r[3] >= Z_THRESHOLD for r in rows if r[1] == kind) for kind in KINDS}
-        flagged = sum(z >= Z_THRESHOLD for z in pos) / len(pos)
-        false = sum(z >= Z_THRESHOLD for z in neg) / len(neg)
-        print(
-            f"| {name} | {len(pos)} / {len(neg)} | {roc_auc(pos, neg):.3f} "
-            f"| {flagged:.0%} ({false:.0%}) | {tpr_at_fpr(pos, neg, 0.02):.0%} "
-            f"| {sorted(pos)[len(pos) // 2]:.1f} | {max(neg):.1f} "
-            f"| {sorted(r[4] for r in rows)[len(rows) // 2]} "
-            f"| {sorted(r[6] for r in rows)[len(rows) // 2]:.2f} |"
-        )
-        print(f"  flagged per player: {by_kind}", file=sys.stderr)
+        for signal in signals:
+            rows = [(kind, verdicts[signal]) for game, kind, _, verdicts in results if game == name]
+            pos = [v.score for kind, v in rows if kind.startswith("cheat")]
+            neg = [v.score for kind, v in rows if kind.startswith("honest")]
+            threshold = THRESHOLD[signal]
+            flagged = {
+                kind: sum(v.score >= threshold for k, v in rows if k == kind) for kind in KINDS
+            }
+            print(
+                f"| {name} | {signal} | {len(pos)} / {len(neg)} | {roc_auc(pos, neg):.3f} "
+                f"| {sum(z >= threshold for z in pos) / len(pos):.0%} "
+                f"({sum(z >= threshold for z in neg) / len(neg):.0%}) "
+                f"| {tpr_at_fpr(pos, neg, 0.02):.0%} "
+                f"| {sorted(pos)[len(pos) // 2]:.1f} | {max(neg):.1f} "
+                f"| {sorted(v.evidence for _, v in rows)[len(rows) // 2]} "
+                f"| {sorted(v.seconds for _, v in rows)[len(rows) // 2]:.2f} |"
+            )
+            print(f"  {name} {signal} flagged per player: {flagged}", file=sys.stderr)
     return 0
 
 
