@@ -24,7 +24,7 @@ import time
 from typing import Any
 
 from protocol import chain
-from server.audit.clairvoyance import WITH_CLAIRVOYANCE, has_hidden_stock
+from server.audit.clairvoyance import WITH_CLAIRVOYANCE, is_examined
 from server.audit.core import EXPORT_SIGNALS, FORMAT, audit
 from server.rules import GAMES, new_game
 
@@ -109,7 +109,7 @@ def main() -> None:
         plain = sum(cpu_of(audit, export, None, EXPORT_SIGNALS) for export in exports)
         plain /= len(exports)
         clairvoyant = plain
-        if has_hidden_stock(name):
+        if is_examined(name):
             sample = exports[: args.clairvoyant]
             clairvoyant = sum(cpu_of(audit, e, None, WITH_CLAIRVOYANCE) for e in sample)
             clairvoyant /= len(sample)

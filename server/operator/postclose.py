@@ -36,7 +36,7 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from server import daily, metrics
-from server.audit.clairvoyance import WITH_CLAIRVOYANCE, has_hidden_stock
+from server.audit.clairvoyance import WITH_CLAIRVOYANCE, is_examined
 from server.audit.core import EXPORT_SIGNALS, Finding, Verdict, audit
 from server.audit.scouting import DayAttempts
 from server.dailies import FORK_CONTEXT, RELEASE_SCRIPT
@@ -189,8 +189,8 @@ class PostCloseAuditor:
                     return True  # the next start resumes
                 if player_id in seen:
                     continue
-                clairvoyance = has_hidden_stock(game) and spent < self.budget_seconds
-                skipped += has_hidden_stock(game) and not clairvoyance
+                clairvoyance = is_examined(game) and spent < self.budget_seconds
+                skipped += is_examined(game) and not clairvoyance
                 verdict, cpu = await self._audit(game_id, clairvoyance)
                 attempt = await day.attempt(game_id, player_id)
                 if attempt is not None:

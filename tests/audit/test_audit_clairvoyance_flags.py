@@ -27,6 +27,7 @@ from server.audit.clairvoyance import (
     clairvoyance,
     examine,
     has_hidden_stock,
+    is_examined,
 )
 from server.audit.cli import describe
 from server.service import GameService
@@ -94,5 +95,10 @@ async def test_never_without_a_seed_nor_without_a_hidden_stock(
     assert not has_hidden_stock("gloucestershire")
     assert all(has_hidden_stock(name) for name in ("balcony", "colorado", "matrimony"))
     found = examine("gloucestershire", "any-seed", [(1, "tableau[0]>tableau[1]")])
+    assert found.positions == 0 and found.points == []
+    # Matrimony's stock is hidden, but the signal is measured to accuse honest players there.
+    assert not is_examined("matrimony") and not is_examined("gloucestershire")
+    assert all(is_examined(name) for name in ("balcony", "colorado", "empress_of_italy"))
+    found = examine("matrimony", "luck-matrimony-22", [(1, "tableau[0]>foundation[1]")])
     assert found.positions == 0 and found.points == []
     assert clairvoyance not in EXPORT_SIGNALS
