@@ -75,6 +75,9 @@ async def test_websocket_undo_patches_every_watcher(api: Api, ws_connect) -> Non
     player, watcher = await ws_connect(), await ws_connect()
     await player.auth(owner)
     await watcher.subscribe(game["id"])
+    # The snapshot comes after the "subscribed" reply: a move before it would be in the
+    # snapshot instead of a patch (a loaded CI machine got there first).
+    assert (await watcher.recv("snapshot"))["snapshot"]["version"] == 0
     dealt = game["view"]
     accepted = await player.move(game["id"], "deal", 0, "m1")
     assert accepted["type"] == "accepted"
