@@ -30,7 +30,7 @@ signal it prints the ROC AUC of the scores, the true-positive rate at the signal
 threshold (stock luck: z >= 3 over at least 8 reveals; clairvoyance: score >= 3 over at
 least 5 decision points) with the false-positive rate there, and the true-positive rate at
 the best threshold with <= 2 % false positives.  Results go in ``BENCHMARKS.md``
-("Clairvoyance signal: stock luck (issue 26)").
+("Clairvoyance on the issue's protocol").
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from server.audit.clairvoyance import MIN_POINTS as CLAIRVOYANCE_MIN_POINTS
-from server.audit.clairvoyance import examine
+from server.audit.clairvoyance import SCORE_THRESHOLD, examine
 from server.audit.stock_luck import MIN_REVEALS, Z_THRESHOLD, stock_luck
 from server.rules import PLAYING, RESIGN, Game, new_game
 from server.solver import Budget, solve
@@ -149,7 +149,7 @@ def honest(name: str, seed: str, rng: random.Random, hints: bool) -> list[str]:
 
 SIGNALS = ("stock-luck", "clairvoyance")
 #: Each signal's threshold (its score must reach it, given its minimum of evidence).
-THRESHOLD = {"stock-luck": Z_THRESHOLD, "clairvoyance": 3.0}
+THRESHOLD = {"stock-luck": Z_THRESHOLD, "clairvoyance": SCORE_THRESHOLD}
 
 
 @dataclass(frozen=True)

@@ -107,10 +107,7 @@ def search(
     means that no win was found among them."""
     run = _steps(model, root, budget.nodes, budget.out_of_time, shake, hasty)
     try:
-        return next(run)  # a pause: the budget ran out
-    except StopIteration as finished:
-        outcome: _Outcome = finished.value
-        return outcome
+        return _advance(run, None)  # a pause ("unknown") means the budget ran out
     finally:
         run.close()
 
