@@ -265,6 +265,8 @@ class EmpressModel(BaseRankModel):
 
 _ACES = range(0, 4)
 _KINGS = range(4, 8)
+#: Each face's suit and rank (1 to 13).
+_SUIT_RANK = [(face // 13, face % 13 + 1) for face in range(52)]
 
 
 class ColoradoModel(Model):
@@ -308,92 +310,93 @@ class ColoradoModel(Model):
         super().__init__(game)
         self.stock = type(game).stock_slot
 
-    def _foundation_takes(self, state: State) -> dict[int, list[int]]:
-        takes: dict[int, list[int]] = {}
-        for group, start, step in ((_ACES, 1, _UP_SUIT), (_KINGS, 13, _DOWN_SUIT)):
-            held = []
-            empty = -1
-            for slot in group:
-                pile = state[slot]
-                if pile:
-                    held.append(pile[0] // 13)
-                    for face in step[pile[-1]]:
-                        takes.setdefault(face, []).append(slot)
-                elif empty < 0:
-                    empty = slot
-            if empty >= 0:
-                for suit in range(4):
-                    if suit not in held:
-                        takes.setdefault(13 * suit + start - 1, []).append(empty)
-        return takes
-
-    def _placed(self, state: State, face: int, target: int) -> bool:
-        """Whether the other pile of ``face``'s suit (not ``target``) already holds it."""
-        suit, rank = divmod(face, 13)
-        rank += 1
-        group = _KINGS if target < 4 else _ACES
-        for slot in group:
-            pile = state[slot]
-            if pile and pile[0] // 13 == suit:
-                return (rank >= 14 - len(pile)) if group is _KINGS else rank <= len(pile)
-        return False
-
     @staticmethod
-    def _levels(state: State) -> tuple[list[int], list[int]]:
-        """Per suit, the rank its ace pile has reached (0: not started) and the rank its
-        king pile has come down to (14: not started)."""
+    def _foundations(state: State) -> tuple[list[int], list[int], list[int], list[int]]:
+        """Per suit: the rank its ace pile has reached (0: not started), the rank its king
+        pile has come down to (14: not started), and the slot of each of the two (for a
+        suit not started, the first empty pile of the kind: one is always free, as no two
+        piles of a kind hold the same suit)."""
         ups, downs = [0, 0, 0, 0], [14, 14, 14, 14]
+        up_slots, down_slots = [-1, -1, -1, -1], [-1, -1, -1, -1]
+        free_up = free_down = -1
         for slot in _ACES:
             pile = state[slot]
             if pile:
-                ups[pile[0] // 13] = len(pile)
+                suit = pile[0] // 13
+                ups[suit], up_slots[suit] = len(pile), slot
+            elif free_up < 0:
+                free_up = slot
         for slot in _KINGS:
             pile = state[slot]
             if pile:
-                downs[pile[0] // 13] = 14 - len(pile)
-        return ups, downs
+                suit = pile[0] // 13
+                downs[suit], down_slots[suit] = 14 - len(pile), slot
+            elif free_down < 0:
+                free_down = slot
+        for suit in range(4):
+            if up_slots[suit] < 0:
+                up_slots[suit] = free_up
+            if down_slots[suit] < 0:
+                down_slots[suit] = free_down
+        return ups, downs, up_slots, down_slots
 
     @staticmethod
-    def _distance(levels: tuple[list[int], list[int]], face: int) -> int:
+    def _distance(ups: list[int], downs: list[int], face: int) -> int:
         """How many cards of the suit must reach the foundations before ``face`` can."""
-        suit, rank = divmod(face, 13)
-        rank += 1
-        reached, lowest = levels[0][suit], levels[1][suit]
+        suit, rank = _SUIT_RANK[face]
+        reached, lowest = ups[suit], downs[suit]
         up = rank - reached - 1 if rank > reached else 99
         down = lowest - rank - 1 if rank < lowest else 99
-        return min(up, down)
+        return up if up < down else down
 
     def moves(self, state: State, hasty: bool = False) -> list[int]:
-        takes = self._foundation_takes(state)
+        # A face (suit, rank from 1) goes up when its ace pile has reached rank - 1, down
+        # when its king pile has come down to rank + 1; it is *placed* on the other pile
+        # of its suit when the ace pile has reached it or the king pile come down to it.
+        ups, downs, up_slots, down_slots = self._foundations(state)
         stock = state[self.stock]
         moves: list[int] = []
         for slot in self.tableau:
             pile = state[slot]
             if not pile:
                 continue
-            targets = takes.get(pile[-1], ())
-            for target in targets:
-                move = slot << 6 | target
-                if (len(pile) > 1 or not stock) and (
-                    (hasty and len(targets) == 1) or self._placed(state, pile[-1], target)
-                ):
+            suit, rank = _SUIT_RANK[pile[-1]]
+            up, down = ups[suit] == rank - 1, downs[suit] == rank + 1
+            if not (up or down):
+                continue
+            alone = hasty and not (up and down)
+            no_refill = len(pile) > 1 or not stock
+            if up:
+                move = slot << 6 | up_slots[suit]
+                if no_refill and (alone or rank >= downs[suit]):
+                    return [move]
+                moves.append(move)
+            if down:
+                move = slot << 6 | down_slots[suit]
+                if no_refill and (alone or rank <= ups[suit]):
                     return [move]
                 moves.append(move)
         if not stock:
             return moves
         card = stock[-1]
         source = self.stock << 6
-        targets = takes.get(card, ())
-        for target in targets:
-            if (hasty and len(targets) == 1) or self._placed(state, card, target):
-                return [source | target]
-            moves.append(source | target)
+        suit, rank = _SUIT_RANK[card]
+        up, down = ups[suit] == rank - 1, downs[suit] == rank + 1
+        alone = hasty and not (up and down)
+        if up:
+            if alone or rank >= downs[suit]:
+                return [source | up_slots[suit]]
+            moves.append(source | up_slots[suit])
+        if down:
+            if alone or rank <= ups[suit]:
+                return [source | down_slots[suit]]
+            moves.append(source | down_slots[suit])
         # The stock's card on a tableau pile: bury the top card needed last first;
         # piles with the same cards give the same position, so one of them is tried.
+        distance = self._distance
         seen: set[tuple[int, ...]] = set()
         ranked = []
-        levels = self._levels(state)
-        need = self._distance(levels, card)
+        need = distance(ups, downs, card)
         for slot in self.tableau:
             pile = state[slot]
             if pile in seen:
@@ -402,7 +405,7 @@ class ColoradoModel(Model):
             if not pile:  # only in a constructed position: buries nothing, so first
                 ranked.append(((-1, 0), slot))
                 continue
-            covered = self._distance(levels, pile[-1])
+            covered = distance(ups, downs, pile[-1])
             ranked.append(((0, covered) if covered > need else (1, -covered), slot))
         ranked.sort()
         moves.extend(source | slot for _, slot in ranked)
@@ -422,13 +425,14 @@ class ColoradoModel(Model):
         return tuple(piles)
 
     def key(self, state: State) -> object:
-        # A foundation is its first card and its length; the stock its length.
-        return (
-            tuple(sorted((p[0], len(p)) for p in state[0:4] if p)),
-            tuple(sorted((p[0], len(p)) for p in state[4:8] if p)),
-            tuple(sorted(state[8:28])),
-            len(state[self.stock]),
-        )
+        # A foundation is its suit and length (which pile of its kind holds a suit does
+        # not matter); the stock its length.
+        heights = [0] * 8
+        for slot in range(8):
+            pile = state[slot]
+            if pile:
+                heights[(slot & 4) | pile[0] // 13] = len(pile)
+        return (tuple(heights), tuple(sorted(state[8:28])), len(state[self.stock]))
 
 
 # -- Gloucestershire --------------------------------------------------------------------
