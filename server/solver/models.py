@@ -88,6 +88,11 @@ class Model:
     #: between them and :meth:`moves`, see :func:`server.solver.search._restarts`).
     hasty = False
 
+    #: The unit of the Luby restart lengths, in positions (see
+    #: :func:`server.solver.search._restarts`): about the length of a line that plays the
+    #: deal out, times the few backtracks a run needs once its first moves are right.
+    restart_unit = 500
+
     #: The share of the budget past its first slice that the complete run keeps beside the
     #: restarts (see :func:`server.solver.search._restarts`): for games whose deals are
     #: mostly lost, as only a complete search proves a loss.  Below 1.
@@ -259,6 +264,7 @@ class BalconyModel(BaseRankModel):
 class EmpressModel(BaseRankModel):
     reserve_builds = True
     refills = True
+    restart_unit = 150
 
 
 # -- Colorado -------------------------------------------------------------------------
@@ -305,6 +311,7 @@ class ColoradoModel(Model):
     """
 
     hasty = True
+    restart_unit = 150
 
     def __init__(self, game: Game) -> None:
         super().__init__(game)

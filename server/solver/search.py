@@ -24,10 +24,8 @@ SOLVED, LOST, UNKNOWN = "won", "lost", "unknown"  # verdicts
 
 #: How often (in nodes) the search asks :attr:`Budget.out_of_time`.
 CHECK_EVERY = 256
-#: Positions of the complete run's first slice, and the unit of the Luby restart lengths
-#: (see :func:`_restarts`).
+#: Positions of the complete run's first slice (see :func:`_restarts`).
 FIRST_NODES = 5_000
-RESTART_UNIT = 500
 #: Most keys the transposition table holds; past it the table keeps only the current
 #: path's keys (positions searched before may be searched again: slower, still sound).
 TABLE_LIMIT = 500_000
@@ -216,7 +214,7 @@ def _advance(run: Generator[_Outcome, int | None, _Outcome], limit: int | None) 
 def _restarts(model: Model, root: State, budget: Budget) -> _Outcome:
     """Two searches share the budget: the **complete run**, :func:`search` in the model's
     order, and **restarts** in shaken orders (``random.Random(k)`` for restart ``k``),
-    restart ``k`` capped at ``luby(k) * RESTART_UNIT`` positions.
+    restart ``k`` capped at ``luby(k) * model.restart_unit`` positions.
 
     The complete run goes first, for :data:`FIRST_NODES` positions, so a budget within
     that (hints, the audit) is one plain search.  The restarts find wins: a win is found
@@ -252,7 +250,7 @@ def _restarts(model: Model, root: State, budget: Budget) -> _Outcome:
         while outcome.verdict == UNKNOWN and not spent(nodes):
             restarted = 0
             for hasty in (True, False) if hasty_runs else (False,):
-                cap = luby(k) * RESTART_UNIT
+                cap = luby(k) * model.restart_unit
                 run_cap = cap if limit is None else min(cap, limit - nodes)
                 restart = search(model, root, Budget(run_cap, out_of_time), k, hasty)
                 nodes += restart.nodes

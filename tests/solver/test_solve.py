@@ -10,7 +10,7 @@ from solver_testkit import late_position, plain_search, reversed_tableau, won_po
 from server.rules import GAME_NAMES, PLAYING, WON, Game, new_game
 from server.solver import LOST, UNKNOWN, Budget, solve
 from server.solver import search as search_module
-from server.solver.models import GloucestershireModel, model_for
+from server.solver.models import ColoradoModel, GloucestershireModel, model_for
 from server.solver.search import search
 
 #: Deals each game's solver wins within a few thousand positions (found by a scan).
@@ -255,7 +255,7 @@ def test_restarts_reorder_moves_but_keep_every_move(monkeypatch: pytest.MonkeyPa
             assert sorted(moves_of(state)) == sorted(listed)
             state = model.play(state, rng.choice(listed))
     monkeypatch.setattr(search_module, "FIRST_NODES", 1)
-    monkeypatch.setattr(search_module, "RESTART_UNIT", 1)
+    monkeypatch.setattr(ColoradoModel, "restart_unit", 1)
     assert solve(_colorado_clubs_jam(), Budget(nodes=1_000)).verdict == LOST
     won = late_position("colorado", "reorder", 8, random.Random(5))
     result = solve(won, Budget(nodes=200_000))
