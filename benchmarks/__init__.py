@@ -2,7 +2,7 @@
 
 #: ``python -m server`` flags keeping its background daily selection to about a second of
 #: CPU: a benchmark's measured windows would otherwise share the machine's two cores with
-#: minutes of solving (``server/dailies.py``).
+#: minutes of solving (``server/daily/selection.py``).
 QUIET_DAILIES = [
     "--daily-candidates",
     "1",

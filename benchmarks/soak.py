@@ -983,7 +983,7 @@ async def in_process(
 
 async def dailies_of(backends: list[Backend], date: str) -> None:
     """Ask each in-process server for ``date``'s dailies and wait until they are chosen."""
-    from server.dailies import load_choice, lock_key
+    from server.daily.selection import load_choice, lock_key
 
     for backend in backends:
         backend.app.state.dailies.request(date)  # type: ignore[union-attr]
@@ -1000,7 +1000,7 @@ async def dailies_of(backends: list[Backend], date: str) -> None:
 async def copy_choices(source: Backend, target: Backend, date: str) -> None:
     """``date``'s dailies as ``source``'s servers chose them, stored in ``target``'s Redis
     before its server starts (as ``server.testing.preload_dailies`` does): it finds them."""
-    from server.dailies import choice_key
+    from server.daily.selection import choice_key
 
     client = redisconn.connect(target.url, target.cluster)
     try:

@@ -11,9 +11,10 @@ Run from the repository root (one core: the process is pinned to CPU 0 when it c
   the CPU time (``time.process_time``), against the target p95 ≤ 1 s on one core; the
   baseline of the same run is the engine's ``new_game`` + ``legal_moves`` of the same
   positions (ratio: hint time / baseline time).
-* **dailies**: ``server.dailies.choose`` with the default budgets (``--daily-candidate-nodes``
-  etc., overridable here) for each game on each date, with a random 32-byte secret per run:
-  candidates tried, the chosen k, verdict, proven score and seconds.
+* **dailies**: ``server.daily.selection.choose`` with the default budgets
+  (``--daily-candidate-nodes`` etc., overridable here) for each game on each date, with a
+  random 32-byte secret per run: candidates tried, the chosen k, verdict, proven score and
+  seconds.
 
 Results go in ``BENCHMARKS.md`` ("Hints and daily selection (issue 10)").
 """
@@ -29,7 +30,7 @@ import statistics
 import time
 
 from server.config import DailySelection
-from server.dailies import choose
+from server.daily.selection import choose
 from server.hints import HINT_SAMPLE_NODES, HINT_SAMPLES, HINT_SECONDS, hint
 from server.rules import GAMES, Game, new_game
 

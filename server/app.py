@@ -31,7 +31,7 @@ from server.accounts.identity import IdentityVerifier
 from server.asyncapi import asyncapi_document
 from server.codec import respond, wants_msgpack
 from server.config import Settings, WeakSecret
-from server.dailies import DailySelector
+from server.daily.selection import DailySelector
 from server.errors import ApiError
 from server.hub import Hub
 from server.keys import MIN_SECRET_BYTES

@@ -251,7 +251,7 @@ LIMIT_OPTIONS: dict[str, tuple[str, str, str]] = {
 
 @dataclass(frozen=True)
 class DailySelection:
-    """The solver's budget for choosing a day's deal (``server.dailies``)."""
+    """The solver's budget for choosing a day's deal (``server.daily.selection``)."""
 
     #: Positions the solver searches per candidate deal.
     candidate_nodes: int = 200_000

@@ -20,7 +20,8 @@ from server.accounts import binding, transfer
 from server.accounts.revocation import Revocations
 from server.codec import pack
 from server.config import Limits
-from server.dailies import NOT_READY_RETRY_MS, Choice, load_choice
+from server.daily import Choice
+from server.daily.selection import NOT_READY_RETRY_MS, load_choice
 from server.errors import ApiError
 from server.hub import Patch
 from server.leaderboard import Entry, Leaderboards

@@ -29,7 +29,14 @@ from server import daily, redisconn
 from server.__main__ import WS_TRANSPORT_LIMIT
 from server.app import create_app
 from server.config import DailySelection, Limits, Settings
-from server.dailies import DailySelector, choice_key, choose, load_choice, lock_key, tomorrow
+from server.daily.selection import (
+    DailySelector,
+    choice_key,
+    choose,
+    load_choice,
+    lock_key,
+    tomorrow,
+)
 from server.embedded import valkey_binary
 from server.rules import GAMES
 from server.service import GameService
@@ -392,7 +399,7 @@ async def preload_dailies(
 ) -> None:
     """Store today's and tomorrow's choices of every game (by ``now_ms``, default now) as
     a server's background selection would, before that server starts: it finds them and
-    chooses nothing.  Each choice is made once per process (:func:`server.dailies.choose`,
+    chooses nothing.  Each choice is made once per process (:func:`server.daily.selection.choose`,
     the selection's own function, on the same inputs) and written again after each flush."""
     secret_bytes = secret.encode() if isinstance(secret, str) else secret
     today = daily.today(int(time.time() * 1000) if now_ms is None else now_ms)

@@ -2,7 +2,7 @@
 (``protocol/OPERATOR.md``, "Post-close audit").
 
 :class:`PostCloseAuditor` is a background task of every instance (like the daily
-selection, ``server.dailies``): each pass takes the closed days of the last
+selection, ``server.daily.selection``): each pass takes the closed days of the last
 :data:`~server.leaderboard.REVIEW_WINDOW_DAYS` days, and each game's day not yet done,
 once per cluster (a Redis lock per game and day, renewed after each attempt).  Every
 attempt's verdict is stored as it is made (``server.operator.review``), so a restart
@@ -39,7 +39,7 @@ from server import daily, metrics
 from server.audit.clairvoyance import WITH_CLAIRVOYANCE, is_examined
 from server.audit.core import EXPORT_SIGNALS, Finding, Verdict, audit
 from server.audit.scouting import DayAttempts
-from server.dailies import FORK_CONTEXT, RELEASE_SCRIPT
+from server.daily.selection import FORK_CONTEXT, RELEASE_SCRIPT
 from server.errors import ApiError
 from server.leaderboard import REVIEW_WINDOW_DAYS, board_keys, player_of_member, review_keys
 from server.limits import audit_process_setup

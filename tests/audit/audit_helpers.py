@@ -20,7 +20,7 @@ from typing import Any
 
 from protocol import chain
 from server import daily
-from server.dailies import choose as choose_deal
+from server.daily.selection import choose as choose_deal
 from server.leaderboard import board_keys
 from server.rules import Game, load_game, new_game
 from server.service import GameService

@@ -5,7 +5,7 @@ the full budget."""
 from __future__ import annotations
 
 from server.config import DailySelection
-from server.dailies import DailySelector, choose, load_choice
+from server.daily.selection import DailySelector, choose, load_choice
 from server.redisconn import connect
 
 SECRET = bytes.fromhex("05c16ccda9db0143f1d9b1488a9b044eef963cd806ca6c99b4509370fac679f2")

@@ -14,14 +14,14 @@ from redis.asyncio import Redis
 
 from server.app import create_app
 from server.config import DailySelection, Settings
-from server.dailies import (
+from server.daily import DAY_MS, candidate_seed, commitment, opens_ms
+from server.daily.selection import (
     FORK_CONTEXT,
     choose,
     load_choice,
     lock_key,
     selection_process_setup,
 )
-from server.daily import DAY_MS, candidate_seed, commitment, opens_ms
 from server.rules import GAMES, new_game
 from server.solver import Budget, solve
 from server.testing import TEST_DAILY, UNLIMITED, dailies_chosen

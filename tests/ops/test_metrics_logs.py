@@ -24,7 +24,7 @@ from starlette.types import Message, Receive, Scope, Send
 from websockets.asyncio.client import connect
 
 from server import daily, metrics
-from server.dailies import load_choice
+from server.daily.selection import load_choice
 from server.logs import ContextFilter, JsonFormatter, RequestIds, request_id
 from server.testing import free_port
 

@@ -126,7 +126,7 @@ async def redis_client(redis_url: str, redis_cluster: bool) -> AsyncIterator[Red
         await client.aclose()
 
 
-#: Keys of the background daily selection (``server.dailies``), which may run at any time
+#: Keys of the background daily selection (``server.daily.selection``), which may run at any time
 #: (every instance sharing the test Redis looks again every few minutes): no request's.
 SELECTION_KEYS = (b"daily-lock:", b"daily-choice:")
 

@@ -27,7 +27,7 @@ from log_check import unwatch, watch
 from web_helpers import ARTIFACTS, Web
 
 from server.config import DailySelection
-from server.dailies import choice_key, choose
+from server.daily.selection import choice_key, choose
 from server.testing import free_port, preload_dailies
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,7 +4,7 @@ The candidate seeds of game ``g`` on day ``d`` (``YYYY-MM-DD``) are the lowercas
 hex HMAC-SHA256, under the daily-seed key derived from the server secret
 (``server.keys``, label :data:`~server.keys.DAILY_SEED`), of
 ``"daily-seed:v2:<g>:<d>:<k>"`` for k = 0, 1, 2, …; the day's seed is the candidate
-``server.dailies`` chose.  Each is a valid seed (64 hex characters).
+``server.daily.selection`` chose.  Each is a valid seed (64 hex characters).
 While the day is open only its commitment is published: the lowercase hex
 SHA-256 of ``"<g>:<d>:<seed>"``.  Once the day has closed the seed is
 revealed and anyone can check it against the commitment and re-derive the deal.
@@ -16,14 +16,13 @@ import datetime as dt
 import functools
 import hashlib
 import hmac
+import json
 import re
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from server.errors import ApiError
 from server.keys import DAILY_SEED, derive_key
-
-if TYPE_CHECKING:
-    from server.dailies import Choice
+from server.solver import WON
 
 DAY_MS = 24 * 3600 * 1000
 DATE_PATTERN = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -76,6 +75,53 @@ def check_open(date: str, now_ms: int) -> None:
     """``not_open`` for a day that has not opened yet."""
     if now_ms < opens_ms(date):
         raise ApiError("not_open", f"the {date} challenge has not opened yet")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A day's chosen deal.  ``k``: the candidate index; ``verdict``: the solver's on it
+    (``won``: proven winnable; else ``lost`` or ``unknown``); ``score``: the best proven
+    score (cards on the foundations ``par`` reaches; all of them when won);
+    ``total``: the deal's cards; ``par``: the solver's line (secret until the close);
+    ``candidates``: candidates tried; ``seconds``: selection time."""
+
+    k: int
+    verdict: str
+    score: int
+    total: int
+    par: tuple[str, ...]
+    candidates: int
+    seconds: float
+    #: The time budget ended the search (not stored): a longer one might choose otherwise.
+    cut_short: bool = False
+
+    @property
+    def winnable(self) -> bool:
+        return self.verdict == WON
+
+    def to_redis(self) -> dict[str, str]:
+        return {
+            "k": str(self.k),
+            "verdict": self.verdict,
+            "score": str(self.score),
+            "total": str(self.total),
+            "par": json.dumps(list(self.par)),
+            "candidates": str(self.candidates),
+            "seconds": f"{self.seconds:.3f}",
+        }
+
+    @classmethod
+    def from_redis(cls, fields: dict[bytes, bytes]) -> Choice:
+        value = {key.decode(): item.decode() for key, item in fields.items()}
+        return cls(
+            k=int(value["k"]),
+            verdict=value["verdict"],
+            score=int(value["score"]),
+            total=int(value["total"]),
+            par=tuple(json.loads(value["par"])),
+            candidates=int(value["candidates"]),
+            seconds=float(value["seconds"]),
+        )
 
 
 def challenge(game: str, date: str, now_ms: int, seed: str, choice: Choice) -> dict[str, object]:

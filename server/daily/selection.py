@@ -23,7 +23,6 @@ import asyncio
 import contextlib
 import dataclasses
 import datetime as dt
-import json
 import logging
 import multiprocessing
 import multiprocessing.forkserver
@@ -33,19 +32,19 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
 from typing import Any
 
 from redis.exceptions import RedisError
 
 from server import daily
 from server.config import DailySelection
+from server.daily import Choice
 from server.limits import audit_process_setup
 from server.redisconn import end_task
 from server.rules import GAMES, new_game
 from server.solver import WON, Budget, Result, solve
 
-log = logging.getLogger("server.dailies")
+log = logging.getLogger(__name__)
 
 #: The background task looks again this often (seconds): tomorrow's choice is made
 #: within this long of midnight UTC at the latest, normally a day ahead.
@@ -87,53 +86,6 @@ RELEASE_SCRIPT = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
-
-
-@dataclass(frozen=True)
-class Choice:
-    """A day's chosen deal.  ``k``: the candidate index; ``verdict``: the solver's on it
-    (``won``: proven winnable; else ``lost`` or ``unknown``); ``score``: the best proven
-    score (cards on the foundations ``par`` reaches; all of them when won);
-    ``total``: the deal's cards; ``par``: the solver's line (secret until the close);
-    ``candidates``: candidates tried; ``seconds``: selection time."""
-
-    k: int
-    verdict: str
-    score: int
-    total: int
-    par: tuple[str, ...]
-    candidates: int
-    seconds: float
-    #: The time budget ended the search (not stored): a longer one might choose otherwise.
-    cut_short: bool = False
-
-    @property
-    def winnable(self) -> bool:
-        return self.verdict == WON
-
-    def to_redis(self) -> dict[str, str]:
-        return {
-            "k": str(self.k),
-            "verdict": self.verdict,
-            "score": str(self.score),
-            "total": str(self.total),
-            "par": json.dumps(list(self.par)),
-            "candidates": str(self.candidates),
-            "seconds": f"{self.seconds:.3f}",
-        }
-
-    @classmethod
-    def from_redis(cls, fields: dict[bytes, bytes]) -> Choice:
-        value = {key.decode(): item.decode() for key, item in fields.items()}
-        return cls(
-            k=int(value["k"]),
-            verdict=value["verdict"],
-            score=int(value["score"]),
-            total=int(value["total"]),
-            par=tuple(json.loads(value["par"])),
-            candidates=int(value["candidates"]),
-            seconds=float(value["seconds"]),
-        )
 
 
 def choose(
