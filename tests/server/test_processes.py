@@ -121,7 +121,12 @@ def test_a_worker_replaced_while_redis_is_down_waits_for_it(tmp_path) -> None:
         [killed, kept] = child.workers()
         store.stop()
         os.kill(killed, signal.SIGKILL)
-        time.sleep(2)  # the supervisor starts a replacement, Redis still down
+        # Redis stays down until the replacement has started and found it down (a fixed
+        # sleep raced the replacement's start on a loaded machine).
+        deadline = time.monotonic() + 30
+        while "redis not answering at start" not in child.log_path.read_text():
+            assert time.monotonic() < deadline, child.log_path.read_text()[-3000:]
+            time.sleep(0.1)
         store.start()
         deadline = time.monotonic() + 30
         workers: list[int] = []
