@@ -15,6 +15,7 @@ from server_support import SECRET, Api, WSClient, apply_patch
 from websockets.asyncio.client import connect
 
 from benchmarks.soak import ChildServer
+from server.__main__ import WORKER_HEALTHCHECK_TIMEOUT
 from server.rules import new_game
 from server.testing import RedisProcess
 
@@ -122,8 +123,11 @@ def test_a_worker_replaced_while_redis_is_down_waits_for_it(tmp_path) -> None:
         store.stop()
         os.kill(killed, signal.SIGKILL)
         # Redis stays down until the replacement has started and found it down (a fixed
-        # sleep raced the replacement's start on a loaded machine).
-        deadline = time.monotonic() + 30
+        # sleep raced the replacement's start on a loaded machine).  A worker killed while
+        # the supervisor's health check waits for its answer is replaced only when that
+        # check times out (the supervisor keeps the pipe's other end open: no EOF), so allow
+        # for a whole check.
+        deadline = time.monotonic() + WORKER_HEALTHCHECK_TIMEOUT + 15
         while "redis not answering at start" not in child.log_path.read_text():
             assert time.monotonic() < deadline, child.log_path.read_text()[-3000:]
             time.sleep(0.1)
