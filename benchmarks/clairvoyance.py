@@ -57,7 +57,7 @@ from server.audit.clairvoyance import (
     clairvoyant_values,
     examine,
     fair_values,
-    has_hidden_stock,
+    is_examined,
 )
 from server.rules import GAME_NAMES, PLAYING, RESIGN, Game, new_game
 
@@ -238,8 +238,11 @@ def main(argv: list[str] | None = None) -> int:
         help="how often the clairvoyant bot plays the fair move instead (default 0.2)",
     )
     args = parser.parse_args(argv)
-    if not has_hidden_stock(args.game):
-        parser.error(f"{args.game} has no face-down stock: nothing to be clairvoyant about")
+    if not is_examined(args.game):
+        parser.error(
+            f"the audit does not examine {args.game}: no face-down stock, or in"
+            " server.audit.clairvoyance.NOT_EXAMINED"
+        )
     tasks = [
         (args.game, index, clairvoyant, args.noise)
         for index in range(1, args.games + 1)
