@@ -7,7 +7,8 @@ by the engine before it is reported (:func:`server.solver.search.solve`).
 A **state** is a tuple of piles in the engine's slot order (foundations, tableau, then the
 game's single piles), each pile a tuple of card *faces* (``id % 52``) bottom first.  Two
 copies of a card are different ids but the rules only look at faces, so the search treats
-them as one.  Matrimony appends one pseudo-pile holding the redeals left.
+them as one (Balcony and Empress of Italy go further: their rules see only rank and
+colour, see :class:`BaseRankModel`).  Matrimony appends one pseudo-pile holding the redeals left.
 
 A **move** is an int: ``source * 64 + target`` (slots) for a card move, or :data:`DEAL`,
 :data:`REDEAL`.  :meth:`Model.text` turns it into the engine's move text.
@@ -117,10 +118,20 @@ class Model:
 # -- Balcony and Empress of Italy ---------------------------------------------------
 
 
+#: Each card's stand-in where the rules see only rank and colour: the diamond of its rank
+#: for a red card, the club for a black one.
+_SAME_COLOUR = tuple(face % 13 + (13 if face // 13 in cards.RED_SUITS else 0) for face in range(52))
+
+
 class BaseRankModel(Model):
     """Balcony and Empress of Italy: foundations up in alternating colour from the base
     rank (wrap, 13 cards, top card may go back to the tableau), tableau down in
     alternating colour without wrap, a reserve, a one-pass stock onto a waste.
+
+    Interchangeable cards: the rules see a card's rank and colour only, never its suit,
+    so the state holds each card as the face of its rank and colour in one suit
+    (:data:`_SAME_COLOUR`): positions that differ by swapping two cards of a rank and
+    colour are one position, and the search sees only one of them.
 
     Interchangeable piles: all foundations (same rule, the base rank, for each) and all
     tableau piles.  The reserve and the stock only lose their top card, so their lengths
@@ -143,6 +154,10 @@ class BaseRankModel(Model):
         self.stock = slot[Pile("stock")]
         self.waste = slot[Pile("waste")]
         self.nt = len(self.tableau)
+
+    def state_of(self, game: Game) -> State:
+        colour = _SAME_COLOUR
+        return tuple(tuple(colour[card % 52] for card in pile) for pile in game.piles)
 
     def moves(self, state: State) -> list[int]:
         nf = self.nf

@@ -96,3 +96,29 @@ def test_colorado_hasty_moves_are_legal_and_subset_or_foundation() -> None:
             positions += 1
             game.play(rng.choice(legal))
     assert positions > 1_000 and pruned > 100, (positions, pruned)
+
+
+@pytest.mark.parametrize("name", ["balcony", "empress_of_italy"])
+def test_cards_of_one_rank_and_colour_are_one_card_to_the_search(name: str) -> None:
+    """Balcony's and Empress of Italy's rules see a card's rank and colour, never its suit:
+    a deal with every 7♦ and 7♥ swapped (and every 9♣ and 9♠) has the same legal moves,
+    and the model holds it as the same position, so the search sees one of the two."""
+    game = new_game(name, "same-colour-1")
+    swapped = game.copy()
+    swap = {19: 32, 32: 19, 8: 47, 47: 8}  # 7♦ 7♥, 9♣ 9♠ (faces: 13 × suit + rank − 1)
+    for pile in swapped.piles:
+        pile[:] = [card - card % 52 + swap.get(card % 52, card % 52) for card in pile]
+    swapped._refresh_status()
+    assert swapped.piles != game.piles
+    model = model_for(game)
+    assert model.state_of(swapped) == model.state_of(game)
+    rng = random.Random("same-colour")
+    for _ in range(60):
+        legal = game.legal_moves()
+        assert swapped.legal_moves() == legal
+        if not legal:
+            break
+        move = rng.choice(legal)
+        game.play(move)
+        swapped.play(move)
+        assert model.key(model.state_of(swapped)) == model.key(model.state_of(game))
