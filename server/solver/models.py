@@ -39,8 +39,6 @@ State = tuple[tuple[int, ...], ...]
 DEAL = -1
 REDEAL = -2
 
-_UP_ALT_WRAP = cards.UP_ALTERNATE_WRAP
-_DOWN_ALT = cards.DOWN_ALTERNATE
 _DOWN_ALT_WRAP = cards.DOWN_ALTERNATE_WRAP
 _UP_SUIT_WRAP = cards.UP_IN_SUIT_WRAP
 _DOWN_SUIT_WRAP = cards.DOWN_IN_SUIT_WRAP
@@ -123,6 +121,16 @@ class Model:
 _SAME_COLOUR = tuple(face % 13 + (13 if face // 13 in cards.RED_SUITS else 0) for face in range(52))
 
 
+#: On same-colour faces: the face that goes on each face on a foundation (up one rank,
+#: wrapping, the other colour), and the face that goes on it on the tableau (down one
+#: rank, no wrap, the other colour; -1 under an ace).
+_ABOVE_ON_FOUNDATION = tuple(_SAME_COLOUR[cards.UP_ALTERNATE_WRAP[face][0]] for face in range(52))
+_BELOW_ON_TABLEAU = tuple(
+    _SAME_COLOUR[cards.DOWN_ALTERNATE[face][0]] if cards.DOWN_ALTERNATE[face] else -1
+    for face in range(52)
+)
+
+
 class BaseRankModel(Model):
     """Balcony and Empress of Italy: foundations up in alternating colour from the base
     rank (wrap, 13 cards, top card may go back to the tableau), tableau down in
@@ -162,23 +170,35 @@ class BaseRankModel(Model):
     def moves(self, state: State) -> list[int]:
         nf = self.nf
         tableau = self.tableau
-        # Which foundations take each face; the first empty one stands for all empty ones.
-        takes: dict[int, list[int]] = {}
+        above, below = _ABOVE_ON_FOUNDATION, _BELOW_ON_TABLEAU
+        # Foundations with the same top are the same pile (its rank gives its length from
+        # the base rank, and colours alternate down to its first card), so one of them
+        # stands for all: as the target of the card that goes on it, and as the source of
+        # its top card going back; the first empty one stands for all empty ones.
+        takes: dict[int, int] = {}
+        tops: list[int] = []
+        top_slots: list[int] = []
         empty_foundation = -1
         for slot in range(nf):
             pile = state[slot]
             if not pile:
                 if empty_foundation < 0:
                     empty_foundation = slot
-            elif len(pile) < 13:
-                for face in _UP_ALT_WRAP[pile[-1]]:
-                    takes.setdefault(face, []).append(slot)
+                continue
+            top = pile[-1]
+            if top in tops:
+                continue
+            tops.append(top)
+            top_slots.append(slot)
+            if len(pile) < 13:
+                takes[above[top]] = slot
         builds: dict[int, list[int]] = {}
         empty_tableau = -1
         for slot in tableau:
             pile = state[slot]
             if pile:
-                for face in _DOWN_ALT[pile[-1]]:
+                face = below[pile[-1]]
+                if face >= 0:
                     builds.setdefault(face, []).append(slot)
             elif empty_tableau < 0:
                 empty_tableau = slot
@@ -192,9 +212,9 @@ class BaseRankModel(Model):
         if reserve:
             card = reserve[-1]
             source = self.reserve << 6
-            for slot in takes.get(card, ()):
-                to_foundation.append(source | slot)
-            if empty_foundation >= 0 and card in base:
+            if card in takes:
+                to_foundation.append(source | takes[card])
+            elif empty_foundation >= 0 and card in base:
                 to_foundation.append(source | empty_foundation)
             if self.reserve_builds:
                 for slot in builds.get(card, ()):
@@ -205,9 +225,9 @@ class BaseRankModel(Model):
         if waste:
             card = waste[-1]
             source = self.waste << 6
-            for target in takes.get(card, ()):
-                to_foundation.append(source | target)
-            if empty_foundation >= 0 and card in base:
+            if card in takes:
+                to_foundation.append(source | takes[card])
+            elif empty_foundation >= 0 and card in base:
                 to_foundation.append(source | empty_foundation)
             for target in builds.get(card, ()):
                 from_waste.append(source | target)
@@ -219,9 +239,9 @@ class BaseRankModel(Model):
                 continue
             card = pile[-1]
             source = slot << 6
-            for target in takes.get(card, ()):
-                to_foundation.append(source | target)
-            if empty_foundation >= 0 and card in base:
+            if card in takes:
+                to_foundation.append(source | takes[card])
+            elif empty_foundation >= 0 and card in base:
                 to_foundation.append(source | empty_foundation)
             for target in builds.get(card, ()):
                 if target != slot:
@@ -230,15 +250,12 @@ class BaseRankModel(Model):
             if empty_tableau >= 0 and len(pile) > 1:
                 to_empty.append(source | empty_tableau)
         back: list[int] = []
-        for slot in range(self.nf):
-            pile = state[slot]
-            if pile:
-                card = pile[-1]
-                source = slot << 6
-                for target in builds.get(card, ()):
-                    back.append(source | target)
-                if empty_tableau >= 0:
-                    back.append(source | empty_tableau)
+        for top, slot in zip(tops, top_slots, strict=True):
+            source = slot << 6
+            for target in builds.get(top, ()):
+                back.append(source | target)
+            if empty_tableau >= 0:
+                back.append(source | empty_tableau)
         moves = to_foundation + from_waste + between + from_reserve + to_empty
         if state[self.stock]:
             moves.append(DEAL)
