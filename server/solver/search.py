@@ -174,6 +174,10 @@ def _steps(
         if (limit is not None and nodes >= limit) or (
             out_of_time is not None and nodes % CHECK_EVERY == 0 and out_of_time()
         ):
+            finish = _to_foundations(model, moves_of, child, score)
+            if finish is not None:
+                line += finish
+                return _Outcome(SOLVED, line, nodes + len(finish), total, list(line))
             limit = yield _Outcome(UNKNOWN, None, nodes, best, list(best_line))
         if len(seen) > table_limit:
             seen = set(path_keys)
@@ -184,6 +188,27 @@ def _steps(
         frames.append(moves_of(child))
         tried.append(0)
     return _Outcome(LOST, None, nodes, best, best_line)
+
+
+def _to_foundations(
+    model: Model, moves_of: Callable[[State], list[int]], state: State, score: int
+) -> list[int] | None:
+    """The moves that win from ``state`` by sending cards to the foundations one after
+    another, each the first such move the model lists, or None when that does not win.
+
+    Asked where a run stops at its limit: a run cut in the last cascade of a deal (in
+    Balcony the last cards go up one by one) would otherwise stop a few moves short of a
+    win that it has all but found, and the restart that follows starts over elsewhere."""
+    nf, total = model.nf, model.total
+    line: list[int] = []
+    while score < total:
+        move = next((m for m in moves_of(state) if m >= 0 and (m & 63) < nf <= m >> 6), None)
+        if move is None:
+            return None
+        state = model.play(state, move)
+        score += 1
+        line.append(move)
+    return line
 
 
 def luby(index: int) -> int:

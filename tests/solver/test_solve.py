@@ -351,3 +351,21 @@ def test_a_mostly_lost_game_keeps_a_complete_run_that_proves_its_losses(
     monkeypatch.setattr(GloucestershireModel, "complete_share", 0.0)
     result = solve(game, Budget(nodes=50_000))
     assert result.verdict == UNKNOWN and result.nodes == 50_000
+
+
+def test_a_run_cut_in_the_last_cascade_reports_the_win() -> None:
+    """A search that reaches its limit while the deal's last cards can go up one by one
+    plays them (Balcony `stats-548`: a restart spent its 500 positions on the position
+    one move from the win, and the deal was reported unknown at 51 of 52 cards)."""
+    game = new_game("balcony", "t1")
+    line = solve(game, Budget(nodes=20_000)).moves
+    assert line is not None and all(">foundation" in move for move in line[-3:])
+    for move in line[:-3]:
+        game.play(move)
+    assert game.score == game.total_cards - 3
+    model = model_for(game)
+    outcome = search(model, model.state_of(game), Budget(nodes=1))
+    assert outcome.verdict == "won" and outcome.line is not None
+    for step in outcome.line:
+        game.play(model.text(step))
+    assert game.status == WON
