@@ -133,6 +133,12 @@ def summary(records: Iterable[dict[str, Any]]) -> str:
 
 def stats(args: argparse.Namespace) -> int:
     seeds = [f"{args.prefix}{i}" for i in range(1, args.deals + 1)]
+    span = f"{args.prefix}1..{args.prefix}{args.deals}"
+    deals = f"{len(seeds)} deals {span}"
+    if args.unknown_in:
+        earlier = {r["seed"]: r for r in read_jsonl(args.unknown_in) if r.get("game") == args.game}
+        seeds = [seed for seed in seeds if earlier.get(seed, {}).get("verdict") == UNKNOWN]
+        deals = f"the {len(seeds)} deals of {span} unknown in {args.unknown_in}"
     done: dict[str, dict[str, Any]] = {}
     if args.jsonl:
         for record in read_jsonl(args.jsonl):
@@ -160,10 +166,7 @@ def stats(args: argparse.Namespace) -> int:
     finally:
         if out is not None:
             out.close()
-    print(
-        f"{args.game}: {len(seeds)} deals {args.prefix}1..{args.prefix}{args.deals}, "
-        f"budget {args.budget:g} s CPU per deal"
-    )
+    print(f"{args.game}: {deals}, budget {args.budget:g} s CPU per deal")
     print(summary(done[seed] for seed in seeds))
     return 0
 
@@ -308,6 +311,7 @@ def table(args: argparse.Namespace) -> int:
             prefix=DEFAULT_PREFIX,
             jsonl=path,
             nodes=None,
+            unknown_in=None,
         )
         with contextlib.redirect_stdout(sys.stderr):  # the summary is progress here
             stats(run)
@@ -347,6 +351,11 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--prefix", default=DEFAULT_PREFIX, help="seed prefix P (default stats-)")
     run.add_argument("--jsonl", help="results file: appended to, and resumed from")
     run.add_argument("--nodes", type=int, help="also stop a deal after this many positions")
+    run.add_argument(
+        "--unknown-in",
+        metavar="FILE",
+        help="only the deals an earlier results file left unknown (a change on the hard deals)",
+    )
     made = commands.add_parser("table", help="docs/WINRATES.md: the win-rate table")
     made.add_argument("--deals", type=int, required=True, help="deals per game (N)")
     made.add_argument(

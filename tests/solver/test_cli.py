@@ -204,3 +204,24 @@ def test_the_colorado_note_sets_the_seeds_claim_against_the_interval(
     ]
     text = render_table({"colorado": records}, "python -m server.solver table", 3)
     assert f"The seed's 50 % {note}." in text
+
+
+def test_stats_on_the_deals_an_earlier_run_left_unknown(tmp_path: Path, capsys) -> None:
+    """``--unknown-in``: a change measured on the hard deals only (the deals of P1…PN that
+    an earlier results file of the same game left unknown)."""
+    earlier = tmp_path / "earlier.jsonl"
+    records = [
+        {"game": "balcony", "seed": "t1", "verdict": "unknown"},
+        {"game": "balcony", "seed": "t2", "verdict": "won"},
+        {"game": "colorado", "seed": "t3", "verdict": "unknown"},
+        {"game": "balcony", "seed": "t4", "verdict": "unknown"},
+        {"game": "balcony", "seed": "t9", "verdict": "unknown"},
+    ]
+    earlier.write_text("".join(json.dumps(r) + "\n" for r in records))
+    path = tmp_path / "again.jsonl"
+    args = ["stats", "balcony", "--deals", "5", "--budget", "5", "--nodes", "2000", "--prefix", "t"]
+    assert main([*args, "--jsonl", str(path), "--unknown-in", str(earlier)]) == 0
+    assert [r["seed"] for r in lines(path)] == ["t1", "t4"]
+    out = capsys.readouterr().out
+    assert f"balcony: the 2 deals of t1..t5 unknown in {earlier}" in out
+    assert sum(int(row.split()[1]) for row in out.splitlines()[2:5]) == 2
