@@ -8,7 +8,8 @@ A **state** is a tuple of piles in the engine's slot order (foundations, tableau
 game's single piles), each pile a tuple of card *faces* (``id % 52``) bottom first.  Two
 copies of a card are different ids but the rules only look at faces, so the search treats
 them as one (Balcony and Empress of Italy go further: their rules see only rank and
-colour, see :class:`BaseRankModel`).  Matrimony appends one pseudo-pile holding the redeals left.
+colour, see :class:`BaseRankModel`).  Matrimony appends one pseudo-pile holding the
+redeals left.
 
 A **move** is an int: ``source * 64 + target`` (slots) for a card move, or :data:`DEAL`,
 :data:`REDEAL`.  :meth:`Model.text` turns it into the engine's move text.

@@ -177,7 +177,7 @@ def _steps(
             finish = _to_foundations(model, moves_of, child, score)
             if finish is not None:
                 line += finish
-                return _Outcome(SOLVED, line, nodes + len(finish), total, list(line))
+                return _Outcome(SOLVED, line, nodes, total, list(line))  # a playout, not searched
             limit = yield _Outcome(UNKNOWN, None, nodes, best, list(best_line))
         if len(seen) > table_limit:
             seen = set(path_keys)
@@ -198,7 +198,8 @@ def _to_foundations(
 
     Asked where a run stops at its limit: a run cut in the last cascade of a deal (in
     Balcony the last cards go up one by one) would otherwise stop a few moves short of a
-    win that it has all but found, and the restart that follows starts over elsewhere."""
+    win that it has all but found, and the restart that follows starts over elsewhere.
+    Its positions are played, not searched, so they do not count against the budget."""
     nf, total = model.nf, model.total
     line: list[int] = []
     while score < total:
