@@ -379,12 +379,16 @@ class ColoradoModel(Model):
         return ups, downs, up_slots, down_slots
 
     @staticmethod
-    def _distance(ups: list[int], downs: list[int], face: int) -> int:
-        """How many cards of the suit must reach the foundations before ``face`` can."""
+    def _distance(ups: list[int], downs: list[int], face: int, twin_in_reach: bool) -> int:
+        """How many cards of the suit must reach the foundations before ``face`` is
+        needed: on the sooner of its two piles, or on the later when its other copy is in
+        reach too (another pile's top or the stock's card), as that copy can go first."""
         suit, rank = _SUIT_RANK[face]
         reached, lowest = ups[suit], downs[suit]
         up = rank - reached - 1 if rank > reached else 99
         down = lowest - rank - 1 if rank < lowest else 99
+        if twin_in_reach and up < 99 and down < 99:
+            return up if up > down else down
         return up if up < down else down
 
     def moves(self, state: State, hasty: bool = False) -> list[int]:
@@ -432,9 +436,14 @@ class ColoradoModel(Model):
         # The stock's card on a tableau pile: bury the top card needed last first;
         # piles with the same cards give the same position, so one of them is tried.
         distance = self._distance
+        in_reach = {card: 1}
+        for slot in self.tableau:
+            pile = state[slot]
+            if pile:
+                in_reach[pile[-1]] = in_reach.get(pile[-1], 0) + 1
         seen: set[tuple[int, ...]] = set()
         ranked = []
-        need = distance(ups, downs, card)
+        need = distance(ups, downs, card, in_reach[card] > 1)
         for slot in self.tableau:
             pile = state[slot]
             if pile in seen:
@@ -443,7 +452,8 @@ class ColoradoModel(Model):
             if not pile:  # only in a constructed position: buries nothing, so first
                 ranked.append(((-1, 0), slot))
                 continue
-            covered = distance(ups, downs, pile[-1])
+            top = pile[-1]
+            covered = distance(ups, downs, top, in_reach[top] > 1)
             ranked.append(((0, covered) if covered > need else (1, -covered), slot))
         ranked.sort()
         moves.extend(source | slot for _, slot in ranked)
