@@ -8,7 +8,7 @@ import pytest
 
 from server.rules import GAME_NAMES, new_game
 from server.solver import Budget, solve
-from server.solver.models import model_for
+from server.solver.models import ColoradoModel, model_for
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
@@ -122,3 +122,19 @@ def test_cards_of_one_rank_and_colour_are_one_card_to_the_search(name: str) -> N
         game.play(move)
         swapped.play(move)
         assert model.key(model.state_of(swapped)) == model.key(model.state_of(game))
+
+
+def test_colorado_a_card_whose_twin_is_in_reach_is_needed_on_its_later_pile() -> None:
+    """The stock's card is put where it buries the card needed last.  5♣ with no
+    foundation started is needed after 4 cards of its suit (A to 4 on the ace pile) or 8
+    (K down to 6 on the king pile); when its other copy is in reach too, that copy can
+    take the sooner place, so this one counts as needed after 8."""
+    ups, downs = [0, 0, 0, 0], [14, 14, 14, 14]
+    five_of_clubs = 4
+    assert ColoradoModel._distance(ups, downs, five_of_clubs, twin_in_reach=False) == 4
+    assert ColoradoModel._distance(ups, downs, five_of_clubs, twin_in_reach=True) == 8
+    ups[0] = 4  # the ace pile has reached the 4: this copy goes up next, or down later
+    assert ColoradoModel._distance(ups, downs, five_of_clubs, twin_in_reach=True) == 8
+    ups[0] = 5  # the other copy went up: this one can only go down
+    assert ColoradoModel._distance(ups, downs, five_of_clubs, twin_in_reach=True) == 8
+    assert ColoradoModel._distance(ups, downs, five_of_clubs, twin_in_reach=False) == 8
