@@ -97,7 +97,10 @@ async def test_sdk_reconnects_after_a_server_restart(redis_url: str) -> None:
                 process = await start_node("test/live/restart.mjs", f"http://127.0.0.1:{port}")
                 assert process.stdout is not None and process.stderr is not None
                 line = await process.stdout.readline()
-                assert line.strip() == b"READY", line + await process.stderr.read()
+                # Decoded, so that a failure shows the whole of Node's error, not a repr
+                # cut short.
+                err = await process.stderr.read() if line.strip() != b"READY" else b""
+                assert line.strip() == b"READY", (line + err).decode(errors="replace")
             # Leaving the block stopped the server; the next one takes the same address.
             async with serve_app(create_app(settings), port=port):
                 out, err = await process.communicate()
