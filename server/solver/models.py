@@ -398,11 +398,14 @@ class ColoradoModel(Model):
         ups, downs, up_slots, down_slots = self._foundations(state)
         stock = state[self.stock]
         moves: list[int] = []
+        in_reach: dict[int, int] = {}  # copies of each face on tableau tops (and stock)
         for slot in self.tableau:
             pile = state[slot]
             if not pile:
                 continue
-            suit, rank = _SUIT_RANK[pile[-1]]
+            top = pile[-1]
+            in_reach[top] = in_reach.get(top, 0) + 1
+            suit, rank = _SUIT_RANK[top]
             up, down = ups[suit] == rank - 1, downs[suit] == rank + 1
             if not (up or down):
                 continue
@@ -436,11 +439,7 @@ class ColoradoModel(Model):
         # The stock's card on a tableau pile: bury the top card needed last first;
         # piles with the same cards give the same position, so one of them is tried.
         distance = self._distance
-        in_reach = {card: 1}
-        for slot in self.tableau:
-            pile = state[slot]
-            if pile:
-                in_reach[pile[-1]] = in_reach.get(pile[-1], 0) + 1
+        in_reach[card] = in_reach.get(card, 0) + 1
         seen: set[tuple[int, ...]] = set()
         ranked = []
         need = distance(ups, downs, card, in_reach[card] > 1)
