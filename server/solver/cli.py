@@ -136,8 +136,9 @@ def stats(args: argparse.Namespace) -> int:
     span = f"{args.prefix}1..{args.prefix}{args.deals}"
     deals = f"{len(seeds)} deals {span}"
     if args.unknown_in:
-        earlier = {r["seed"]: r for r in read_jsonl(args.unknown_in) if r.get("game") == args.game}
-        seeds = [seed for seed in seeds if earlier.get(seed, {}).get("verdict") == UNKNOWN]
+        earlier = [r for r in read_jsonl(args.unknown_in) if r.get("game") == args.game]
+        unknown = {r["seed"] for r in earlier if r["verdict"] == UNKNOWN}
+        seeds = [seed for seed in seeds if seed in unknown]
         deals = f"the {len(seeds)} deals of {span} unknown in {args.unknown_in}"
     done: dict[str, dict[str, Any]] = {}
     if args.jsonl:
