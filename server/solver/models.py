@@ -333,6 +333,10 @@ class ColoradoModel(Model):
       puts on ``c`` meanwhile lands on ``P``'s card below it, which the line does not
       touch before ``c`` leaves.
 
+    Stuck positions (:meth:`_stuck`): a tableau card that must wait for a card of its
+    suit lying under it, whichever foundation it goes to, never leaves; such a position
+    is lost and the model offers no move from it.
+
     Hasty moves (:meth:`hasty_moves`, for the win-finding restarts only): a tableau top
     card whose move triggers no refill, or the stock's card, that exactly one foundation
     takes goes there alone, without the condition on the other copy.  Not safe: the
@@ -391,11 +395,48 @@ class ColoradoModel(Model):
             return up if up > down else down
         return up if up < down else down
 
+    def _stuck(self, state: State, ups: list[int], downs: list[int]) -> bool:
+        """Whether some tableau card can never reach a foundation, because of a card of
+        its suit below it (so no play wins).
+
+        Each suit's ace pile takes one copy of each rank, going up, and its king pile the
+        other copy, going down.  A face whose king pile has passed its rank while its ace
+        pile has not must send its remaining copy up, and one whose ace pile has passed
+        it (the king pile not) must send it down.  A card cannot go up when its face is
+        on its ace pile already, or when a card of its suit and a lower rank that must go
+        up lies under it (that card goes up first, and leaves its pile only after every
+        card above it); nor down when its face is on its king pile, or a card of its
+        suit and a higher rank that must go down lies under it.  A card that can go
+        neither way stays on the tableau for good."""
+        for slot in self.tableau:
+            pile = state[slot]
+            if len(pile) < 2:
+                continue
+            lowest_up = [14, 14, 14, 14]  # per suit, the lowest must-go-up rank below
+            highest_down = [0, 0, 0, 0]  # and the highest must-go-down rank below
+            seen: set[int] = set()
+            for face in pile:
+                suit, rank = _SUIT_RANK[face]
+                up_closed = rank <= ups[suit] or lowest_up[suit] < rank
+                down_closed = rank >= downs[suit] or highest_down[suit] > rank
+                if up_closed and down_closed:
+                    return True
+                if face in seen:  # both copies here: the cards above wait on both
+                    up_closed = down_closed = True
+                seen.add(face)
+                if down_closed and rank < lowest_up[suit]:
+                    lowest_up[suit] = rank
+                if up_closed and rank > highest_down[suit]:
+                    highest_down[suit] = rank
+        return False
+
     def moves(self, state: State, hasty: bool = False) -> list[int]:
         # A face (suit, rank from 1) goes up when its ace pile has reached rank - 1, down
         # when its king pile has come down to rank + 1; it is *placed* on the other pile
         # of its suit when the ace pile has reached it or the king pile come down to it.
         ups, downs, up_slots, down_slots = self._foundations(state)
+        if self._stuck(state, ups, downs):
+            return []
         stock = state[self.stock]
         moves: list[int] = []
         in_reach: dict[int, int] = {}  # copies of each face on tableau tops (and stock)

@@ -121,12 +121,14 @@ def _colorado_clubs_jam() -> Game:
 
 
 def test_a_constructed_lost_position_is_proven_lost() -> None:
-    """The clubs jam of :func:`_colorado_clubs_jam`, lost after a search of both choices."""
+    """The clubs jam of :func:`_colorado_clubs_jam`: lost, and the model sees it at once
+    (4C must go up, as its king pile has passed it, but only after the 3C under it, which
+    must go up too), where the plain search plays both choices out."""
     game = _colorado_clubs_jam()
     assert game.score == 104 - 14 and len(game.legal_moves()) == 2
     result = solve(game)
     assert result.verdict == LOST and result.moves is None
-    assert result.nodes >= 3 and result.best_score == 104 - 14 + 2
+    assert result.nodes == 1 and result.best_score == 104 - 14
     assert not plain_search(game)
 
 
@@ -216,7 +218,8 @@ def test_colorado_stock_safe_move_keeps_verdicts() -> None:
     last one taken off a foundation on top, so the safe move applies), the odd ones with
     their tableau turned over, solved with the model's reductions and by the plain search
     on the engine (deals found by a scan: the safe move is offered, both verdicts occur,
-    the plain search fits its limit)."""
+    the plain search fits its limit).  The lost ones are stuck from the start (a card
+    that can go to neither foundation): the model offers no move there at all."""
     verdicts = []
     for deal in (2, 3, 4, 6, 11, 21):
         rng = random.Random(f"stock-safe-{deal}")
@@ -229,9 +232,12 @@ def test_colorado_stock_safe_move_keeps_verdicts() -> None:
             game = reversed_tableau(game)
         model = model_for(game)
         moves = model.moves(model.state_of(game))
-        assert len(moves) == 1 and model.text(moves[0]).startswith("stock>foundation")
         expected = plain_search(game, limit=10_000)
         assert expected is not None
+        if expected:
+            assert len(moves) == 1 and model.text(moves[0]).startswith("stock>foundation")
+        else:
+            assert moves == []
         result = solve(game)
         assert result.verdict == ("won" if expected else LOST), (deal, game.table())
         verdicts.append(result.verdict)
