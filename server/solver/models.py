@@ -333,9 +333,9 @@ class ColoradoModel(Model):
       puts on ``c`` meanwhile lands on ``P``'s card below it, which the line does not
       touch before ``c`` leaves.
 
-    Stuck positions (:meth:`_stuck`): a tableau card that must wait for a card of its
-    suit lying under it, whichever foundation it goes to, never leaves; such a position
-    is lost and the model offers no move from it.
+    Lost positions (:meth:`_lost`): a tableau card that must wait for a card lying
+    under it, whichever foundation it goes to (directly, or through cards in other
+    piles), never leaves; the model offers no move from such a position.
 
     Hasty moves (:meth:`hasty_moves`, for the win-finding restarts only): a tableau top
     card whose move triggers no refill, or the stock's card, that exactly one foundation
@@ -351,6 +351,8 @@ class ColoradoModel(Model):
     def __init__(self, game: Game) -> None:
         super().__init__(game)
         self.stock = type(game).stock_slot
+        #: Per foundation levels, the faces with one copy left and the way it must go.
+        self._must: dict[tuple[int, ...], dict[int, int]] = {}
 
     @staticmethod
     def _foundations(state: State) -> tuple[list[int], list[int], list[int], list[int]]:
@@ -395,47 +397,99 @@ class ColoradoModel(Model):
             return up if up > down else down
         return up if up < down else down
 
-    def _stuck(self, state: State, ups: list[int], downs: list[int]) -> bool:
-        """Whether some tableau card can never reach a foundation, because of a card of
-        its suit below it (so no play wins).
+    def _lost(self, state: State, ups: list[int], downs: list[int]) -> bool:
+        """Whether some tableau card can never reach a foundation (so no play wins).
 
         Each suit's ace pile takes one copy of each rank, going up, and its king pile the
-        other copy, going down.  A face whose king pile has passed its rank while its ace
-        pile has not must send its remaining copy up, and one whose ace pile has passed
-        it (the king pile not) must send it down.  A card cannot go up when its face is
-        on its ace pile already, or when a card of its suit and a lower rank that must go
-        up lies under it (that card goes up first, and leaves its pile only after every
-        card above it); nor down when its face is on its king pile, or a card of its
-        suit and a higher rank that must go down lies under it.  A card that can go
-        neither way stays on the tableau for good."""
+        other copy, going down; a tableau card leaves only to a foundation, after every
+        card above it, and the stock's cards can only cover it.  So a face whose king
+        pile has passed its rank while its ace pile has not must send its last copy up
+        (and the copies that must go up go in rising rank), and one whose ace pile has
+        passed it must send it down (in falling rank).  Two tests, each sound:
+
+        * *Stuck*: a card cannot go up when a card of its suit and a lower rank that must
+          go up lies under it (or its face is on the ace pile), nor down when one of a
+          higher rank that must go down does (or its face is on the king pile).  A card
+          blocked both ways never leaves; one blocked one way must go the other.
+        * *Jammed*: take off uncovered cards over and over, a card whose face has both
+          copies left whenever it is uncovered, one that must go up only when no lower
+          card of its suit that must go up is left on the tableau (and likewise down).
+          Cards left over wait on each other, across piles, in a cycle.
+        """
+        levels = (*ups, *downs)
+        must = self._must.get(levels)
+        if must is None:
+            if len(self._must) > 4096:
+                self._must.clear()
+            must = self._must[levels] = {}
+            for suit in range(4):
+                up, down = ups[suit], downs[suit]
+                for rank in range(max(down, up + 1), 14):
+                    must[suit * 13 + rank - 1] = 1
+                for rank in range(1, min(up, down - 1) + 1):
+                    must[suit * 13 + rank - 1] = -1
+        if not must:
+            return False
+        rising: list[list[int]] = [[], [], [], []]  # ranks that must go up, per suit
+        falling: list[list[int]] = [[], [], [], []]  # and down
+        columns = []  # per pile, its cards that must go one way (the others never wait)
         for slot in self.tableau:
             pile = state[slot]
-            if len(pile) < 2:
-                continue
-            lowest_up = [14, 14, 14, 14]  # per suit, the lowest must-go-up rank below
-            highest_down = [0, 0, 0, 0]  # and the highest must-go-down rank below
-            seen: set[int] = set()
+            column: list[int] = []
+            # Per suit, of the cards below: the lowest rank that must go up (at
+            # ``bounds[suit]``) and the highest that must go down (``bounds[4 + suit]``).
+            bounds: list[int] | None = None
             for face in pile:
+                way = must.get(face)
+                if bounds is None:
+                    if way is None:
+                        continue
+                    bounds = [14, 14, 14, 14, 0, 0, 0, 0]
                 suit, rank = _SUIT_RANK[face]
-                up_closed = rank <= ups[suit] or lowest_up[suit] < rank
-                down_closed = rank >= downs[suit] or highest_down[suit] > rank
+                up_closed = way == -1 or bounds[suit] < rank
+                down_closed = way == 1 or bounds[4 + suit] > rank
                 if up_closed and down_closed:
                     return True
-                if face in seen:  # both copies here: the cards above wait on both
-                    up_closed = down_closed = True
-                seen.add(face)
-                if down_closed and rank < lowest_up[suit]:
-                    lowest_up[suit] = rank
-                if up_closed and rank > highest_down[suit]:
-                    highest_down[suit] = rank
-        return False
+                if down_closed and rank < bounds[suit]:
+                    bounds[suit] = rank
+                if up_closed and rank > bounds[4 + suit]:
+                    bounds[4 + suit] = rank
+                if way == 1:
+                    rising[suit].append(rank)
+                    column.append(face)
+                elif way == -1:
+                    falling[suit].append(rank)
+                    column.append(face)
+            if column:
+                columns.append(column)
+        if all(len(ranks) < 2 for ranks in rising) and all(len(ranks) < 2 for ranks in falling):
+            return False  # a lone card that must go one way is always next
+        for ranks in rising:
+            ranks.sort(reverse=True)  # the next to leave last
+        for ranks in falling:
+            ranks.sort()
+        progress = True
+        while progress and columns:
+            progress = False
+            for column in columns:
+                while column:
+                    face = column[-1]
+                    suit, rank = _SUIT_RANK[face]
+                    ranks = rising[suit] if must[face] == 1 else falling[suit]
+                    if ranks[-1] != rank:
+                        break
+                    ranks.pop()
+                    column.pop()
+                    progress = True
+            columns = [column for column in columns if column]
+        return bool(columns)
 
     def moves(self, state: State, hasty: bool = False) -> list[int]:
         # A face (suit, rank from 1) goes up when its ace pile has reached rank - 1, down
         # when its king pile has come down to rank + 1; it is *placed* on the other pile
         # of its suit when the ace pile has reached it or the king pile come down to it.
         ups, downs, up_slots, down_slots = self._foundations(state)
-        if self._stuck(state, ups, downs):
+        if self._lost(state, ups, downs):
             return []
         stock = state[self.stock]
         moves: list[int] = []
@@ -658,6 +712,8 @@ class MatrimonyModel(Model):
     def __init__(self, game: Game) -> None:
         super().__init__(game)
         self.stock = type(game).stock_slot
+        #: Per foundation levels, the faces with one copy left and the way it must go.
+        self._must: dict[tuple[int, ...], dict[int, int]] = {}
         self.redeals = self.stock + 1
         self.first_tableau = self.tableau.start
 

@@ -191,11 +191,11 @@ def _wins(game: Game, seen: set[object]) -> bool:
     return False
 
 
-def test_colorado_a_position_the_model_finds_stuck_is_lost() -> None:
-    """Colorado: a card that lies above a card of its suit it must wait for, and cannot go
-    the other way, never leaves the tableau.  The model then offers no move; on random
-    positions near the end (checked by playing every line the engine allows), every
-    position it gives up on is lost, and it gives up on some."""
+def test_colorado_a_position_the_model_finds_lost_is_lost() -> None:
+    """Colorado: a card that must wait for a card lying under it, whichever foundation it
+    goes to (directly or through other piles), never leaves the tableau.  The model then
+    offers no move; on random positions near the end (checked by playing every line the
+    engine allows), every position it gives up on is lost, and it gives up on some."""
     rng = random.Random("colorado-stuck")
     stuck = lost = 0
     for _ in range(100):
