@@ -164,10 +164,13 @@ def advise(
 
 def _candidates(game: Game) -> list[str]:
     """The distinct moves the search model tries from ``game`` (one stands for moves
-    that give the same position up to symmetry), in its order; its safe move alone."""
+    that give the same position up to symmetry), in its order; its safe move alone.
+    Every legal move where the model tries none (a Colorado position it proves lost in
+    every sample, as it looks only at which cards are hidden): they are then judged on
+    the cards they put up."""
     model = model_for(game)
     texts = [model.text(move) for move in model.moves(model.state_of(game))]
-    return list(dict.fromkeys(texts)) or [str(move) for move in game.legal_moves()[:1]]
+    return list(dict.fromkeys(texts)) or [str(move) for move in game.legal_moves()]
 
 
 def _advise_per_move(

@@ -351,8 +351,6 @@ class ColoradoModel(Model):
     def __init__(self, game: Game) -> None:
         super().__init__(game)
         self.stock = type(game).stock_slot
-        #: Per foundation levels, the faces with one copy left and the way it must go.
-        self._must: dict[tuple[int, ...], dict[int, int]] = {}
 
     @staticmethod
     def _foundations(state: State) -> tuple[list[int], list[int], list[int], list[int]]:
@@ -398,91 +396,51 @@ class ColoradoModel(Model):
         return up if up < down else down
 
     def _lost(self, state: State, ups: list[int], downs: list[int]) -> bool:
-        """Whether some tableau card can never reach a foundation (so no play wins).
+        """Whether no play clears the tableau, shown on easier rules.
 
-        Each suit's ace pile takes one copy of each rank, going up, and its king pile the
-        other copy, going down; a tableau card leaves only to a foundation, after every
-        card above it, and the stock's cards can only cover it.  So a face whose king
-        pile has passed its rank while its ace pile has not must send its last copy up
-        (and the copies that must go up go in rising rank), and one whose ace pile has
-        passed it must send it down (in falling rank).  Two tests, each sound:
-
-        * *Stuck*: a card cannot go up when a card of its suit and a lower rank that must
-          go up lies under it (or its face is on the ace pile), nor down when one of a
-          higher rank that must go down does (or its face is on the king pile).  A card
-          blocked both ways never leaves; one blocked one way must go the other.
-        * *Jammed*: take off uncovered cards over and over, a card whose face has both
-          copies left whenever it is uncovered, one that must go up only when no lower
-          card of its suit that must go up is left on the tableau (and likewise down).
-          Cards left over wait on each other, across piles, in a cycle.
+        The easier rules: every stock card is at hand from the start and covers nothing,
+        and a foundation passes a rank as soon as one copy of it is at hand (taken off
+        the tableau, or in the stock), so one copy may serve both piles of its suit.  A
+        tableau card leaves, once uncovered, when a pile of its suit that does not hold
+        its face yet has reached its rank.  Every real play is a play on these rules
+        with every pile at least as far on, so a card that never leaves on them never
+        leaves at all.  The copies make it strong: a face already on one pile of its
+        suit has one copy left, which only the other pile takes, in its turn (once the
+        king pile holds an 8♠ and a 9♠, a 9♠ lying on the last 8♠ never leaves).
         """
-        levels = (*ups, *downs)
-        must = self._must.get(levels)
-        if must is None:
-            if len(self._must) > 4096:
-                self._must.clear()
-            must = self._must[levels] = {}
-            for suit in range(4):
-                up, down = ups[suit], downs[suit]
-                for rank in range(max(down, up + 1), 14):
-                    must[suit * 13 + rank - 1] = 1
-                for rank in range(1, min(up, down - 1) + 1):
-                    must[suit * 13 + rank - 1] = -1
-        if not must:
-            return False
-        rising: list[list[int]] = [[], [], [], []]  # ranks that must go up, per suit
-        falling: list[list[int]] = [[], [], [], []]  # and down
-        columns = []  # per pile, its cards that must go one way (the others never wait)
-        for slot in self.tableau:
-            pile = state[slot]
-            column: list[int] = []
-            # Per suit, of the cards below: the lowest rank that must go up (at
-            # ``bounds[suit]``) and the highest that must go down (``bounds[4 + suit]``).
-            bounds: list[int] | None = None
-            for face in pile:
-                way = must.get(face)
-                if bounds is None:
-                    if way is None:
-                        continue
-                    bounds = [14, 14, 14, 14, 0, 0, 0, 0]
-                suit, rank = _SUIT_RANK[face]
-                up_closed = way == -1 or bounds[suit] < rank
-                down_closed = way == 1 or bounds[4 + suit] > rank
-                if up_closed and down_closed:
-                    return True
-                if down_closed and rank < bounds[suit]:
-                    bounds[suit] = rank
-                if up_closed and rank > bounds[4 + suit]:
-                    bounds[4 + suit] = rank
-                if way == 1:
-                    rising[suit].append(rank)
-                    column.append(face)
-                elif way == -1:
-                    falling[suit].append(rank)
-                    column.append(face)
-            if column:
-                columns.append(column)
-        if all(len(ranks) < 2 for ranks in rising) and all(len(ranks) < 2 for ranks in falling):
-            return False  # a lone card that must go one way is always next
-        for ranks in rising:
-            ranks.sort(reverse=True)  # the next to leave last
-        for ranks in falling:
-            ranks.sort()
+        up_next = [up + 1 for up in ups]
+        down_next = [down - 1 for down in downs]
+        at_hand = [0, 0, 0, 0]  # per suit, a bit for each rank with a copy at hand
+        for face in state[self.stock]:
+            suit, rank = _SUIT_RANK[face]
+            at_hand[suit] |= 1 << rank
+        for suit in range(4):
+            ranks = at_hand[suit]
+            while ranks >> up_next[suit] & 1:
+                up_next[suit] += 1
+            while ranks >> down_next[suit] & 1:
+                down_next[suit] -= 1
+        piles = [list(state[slot]) for slot in self.tableau if state[slot]]
+        left = sum(map(len, piles))
         progress = True
-        while progress and columns:
+        while progress and left:
             progress = False
-            for column in columns:
-                while column:
-                    face = column[-1]
-                    suit, rank = _SUIT_RANK[face]
-                    ranks = rising[suit] if must[face] == 1 else falling[suit]
-                    if ranks[-1] != rank:
+            for pile in piles:
+                while pile:
+                    suit, rank = _SUIT_RANK[pile[-1]]
+                    if not (
+                        ups[suit] < rank <= up_next[suit] or down_next[suit] <= rank < downs[suit]
+                    ):
                         break
-                    ranks.pop()
-                    column.pop()
+                    pile.pop()
+                    left -= 1
                     progress = True
-            columns = [column for column in columns if column]
-        return bool(columns)
+                    ranks = at_hand[suit] = at_hand[suit] | 1 << rank
+                    while ranks >> up_next[suit] & 1:
+                        up_next[suit] += 1
+                    while ranks >> down_next[suit] & 1:
+                        down_next[suit] -= 1
+        return left > 0
 
     def moves(self, state: State, hasty: bool = False) -> list[int]:
         # A face (suit, rank from 1) goes up when its ace pile has reached rank - 1, down
@@ -712,8 +670,6 @@ class MatrimonyModel(Model):
     def __init__(self, game: Game) -> None:
         super().__init__(game)
         self.stock = type(game).stock_slot
-        #: Per foundation levels, the faces with one copy left and the way it must go.
-        self._must: dict[tuple[int, ...], dict[int, int]] = {}
         self.redeals = self.stock + 1
         self.first_tableau = self.tableau.start
 

@@ -20,13 +20,14 @@ from server.service import GameService
 from server.store import StoredGame
 
 GAME = "colorado"
-#: Moves of a fair game (then resigned): enough decision points to show it does not follow
-#: the stock (on the test day's deal: 6 decision points, 1 of them a clairvoyant agreement,
-#: above ``MIN_POINTS``).  Since the solver sees Colorado's lost positions at once, more
-#: moves win with the real stock, so fewer positions are decision points: 9 moves made 3,
-#: 18 made 4, 24 made 7 (9 moves made 7 before).  Each examined position costs about a
-#: second of CPU.
-FAIR_MOVES = 22
+#: Moves of a fair game (then resigned).  On the test day's deal they make 3 decision
+#: points, 2 of them clairvoyant agreements (more moves make no more within
+#: ``MAX_POSITIONS``: 16 and 22 moves made the same 3).  Before the solver saw Colorado's
+#: lost positions they made 7, 3 of them clairvoyant: with lost lines cut, more moves are
+#: best with the real stock too, so fewer positions tell the modes apart
+#: (``BENCHMARKS.md``, "Colorado: positions that are lost, seen at once").  Each examined
+#: position costs about a second of CPU.
+FAIR_MOVES = 9
 #: Moves of a clairvoyant game: as few as still make the 6 decision points that fire
 #: (``SCORE_THRESHOLD`` needs 6 of 6: ``0.3**5`` is only ``10^-2.6``): 6 of 6 on
 #: :data:`CASUAL_SEED` and on the test day's deal.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from solver_testkit import late_position
+from solver_testkit import colorado_spades_across, late_position
 
 from server.rules import GAME_NAMES, new_game
 from server.solver import advise, game_from_view
@@ -88,6 +88,15 @@ def test_advice_on_a_finished_game() -> None:
     assert stuck.status == "stuck"
     advice = advise("gloucestershire", stuck.view(), random.Random(1))
     assert advice.move is None and advice.win_chance == 0.0
+
+
+def test_advice_on_a_lost_position_puts_a_card_up() -> None:
+    """A Colorado position the model proves lost offers no move to try: every legal move
+    is judged instead, none wins, and the advice puts a card on a foundation."""
+    game = colorado_spades_across()
+    advice = advise("colorado", game.view(), random.Random(1), samples=2)
+    assert advice.win_chance == 0.0 and set(advice.votes) == set(game.legal_moves())
+    assert advice.move is not None and ">foundation" in advice.move
 
 
 @pytest.mark.parametrize("name", ("colorado", "balcony"))
