@@ -179,7 +179,7 @@ def test_colorado_a_position_the_model_finds_lost_is_lost() -> None:
     offers no move; on random positions near the end (checked by playing every line the
     engine allows), every position it gives up on is lost, and it gives up on some."""
     rng = random.Random("colorado-stuck")
-    stuck = lost = 0
+    given_up = lost = 0
     for _ in range(100):
         game = _colorado_position(rng)
         model = model_for(game)
@@ -189,9 +189,9 @@ def test_colorado_a_position_the_model_finds_lost_is_lost() -> None:
         assert won is not None
         lost += not won
         if not model.moves(model.state_of(game)):
-            stuck += 1
+            given_up += 1
             assert not won, [list(pile) for pile in game.piles]
-    assert stuck >= 15, (stuck, lost)
+    assert given_up >= 15, (given_up, lost)
 
 
 def test_colorado_cards_waiting_on_each_other_across_piles_are_lost() -> None:

@@ -218,8 +218,8 @@ def test_colorado_stock_safe_move_keeps_verdicts() -> None:
     last one taken off a foundation on top, so the safe move applies), the odd ones with
     their tableau turned over, solved with the model's reductions and by the plain search
     on the engine (deals found by a scan: the safe move is offered, both verdicts occur,
-    the plain search fits its limit).  The lost ones are stuck from the start (a card
-    that can go to neither foundation): the model offers no move there at all."""
+    the plain search fits its limit).  The lost ones are proven lost from the start
+    (``ColoradoModel._lost``): the model offers no move there at all."""
     verdicts = []
     for deal in (2, 3, 4, 6, 11, 21):
         rng = random.Random(f"stock-safe-{deal}")
