@@ -82,10 +82,6 @@ class Model:
     def score(self, state: State) -> int:
         return sum(len(state[slot]) for slot in self.foundations)
 
-    #: Whether the model has :meth:`hasty_moves` (the search then alternates its restarts
-    #: between them and :meth:`moves`, see :func:`server.solver.search._restarts`).
-    hasty = False
-
     #: The unit of the Luby restart lengths, in positions (see
     #: :func:`server.solver.search._restarts`): about the length of a line that plays the
     #: deal out, times the few backtracks a run needs once its first moves are right.
@@ -99,12 +95,6 @@ class Model:
     def moves(self, state: State) -> list[int]:
         """The moves to try from ``state``, best first; ``[m]`` alone when ``m`` is safe
         (playing it cannot turn a winnable position into a lost one)."""
-        raise NotImplementedError
-
-    def hasty_moves(self, state: State) -> list[int]:
-        """Fewer moves than :meth:`moves` where a move looks forced without being proven
-        safe: a search on them may miss every win, so it can find wins but prove nothing
-        lost.  Only for models with :attr:`hasty` set."""
         raise NotImplementedError
 
     def play(self, state: State, move: int) -> State:
@@ -336,16 +326,8 @@ class ColoradoModel(Model):
     Lost positions (:meth:`_lost`): a tableau card that must wait for a card lying
     under it, whichever foundation it goes to (directly, or through cards in other
     piles), never leaves; the model offers no move from such a position.
-
-    Hasty moves (:meth:`hasty_moves`, for the win-finding restarts only): a tableau top
-    card whose move triggers no refill, or the stock's card, that exactly one foundation
-    takes goes there alone, without the condition on the other copy.  Not safe: the
-    other pile of the suit may need this copy later while the other copy lies buried
-    (``tests/solver/test_solve.py`` has such a position), but foundation moves are what
-    wins, and a search that takes them at once reaches the end of many deals far sooner.
     """
 
-    hasty = True
     restart_unit = 150
 
     def __init__(self, game: Game) -> None:
@@ -442,7 +424,7 @@ class ColoradoModel(Model):
                         down_next[suit] -= 1
         return left > 0
 
-    def moves(self, state: State, hasty: bool = False) -> list[int]:
+    def moves(self, state: State) -> list[int]:
         # A face (suit, rank from 1) goes up when its ace pile has reached rank - 1, down
         # when its king pile has come down to rank + 1; it is *placed* on the other pile
         # of its suit when the ace pile has reached it or the king pile come down to it.
@@ -462,16 +444,15 @@ class ColoradoModel(Model):
             up, down = ups[suit] == rank - 1, downs[suit] == rank + 1
             if not (up or down):
                 continue
-            alone = hasty and not (up and down)
             no_refill = len(pile) > 1 or not stock
             if up:
                 move = slot << 6 | up_slots[suit]
-                if no_refill and (alone or rank >= downs[suit]):
+                if no_refill and rank >= downs[suit]:
                     return [move]
                 moves.append(move)
             if down:
                 move = slot << 6 | down_slots[suit]
-                if no_refill and (alone or rank <= ups[suit]):
+                if no_refill and rank <= ups[suit]:
                     return [move]
                 moves.append(move)
         if not stock:
@@ -480,13 +461,12 @@ class ColoradoModel(Model):
         source = self.stock << 6
         suit, rank = _SUIT_RANK[card]
         up, down = ups[suit] == rank - 1, downs[suit] == rank + 1
-        alone = hasty and not (up and down)
         if up:
-            if alone or rank >= downs[suit]:
+            if rank >= downs[suit]:
                 return [source | up_slots[suit]]
             moves.append(source | up_slots[suit])
         if down:
-            if alone or rank <= ups[suit]:
+            if rank <= ups[suit]:
                 return [source | down_slots[suit]]
             moves.append(source | down_slots[suit])
         # The stock's card on a tableau pile: bury the top card needed last first;
@@ -510,9 +490,6 @@ class ColoradoModel(Model):
         ranked.sort()
         moves.extend(source | slot for _, slot in ranked)
         return moves
-
-    def hasty_moves(self, state: State) -> list[int]:
-        return self.moves(state, hasty=True)
 
     def play(self, state: State, move: int) -> State:
         source, target = move >> 6, move & 63

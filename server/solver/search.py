@@ -94,16 +94,12 @@ def _shaken(
     return moves
 
 
-def search(
-    model: Model, root: State, budget: Budget, shake: int | None = None, hasty: bool = False
-) -> _Outcome:
+def search(model: Model, root: State, budget: Budget, shake: int | None = None) -> _Outcome:
     """The depth-first search itself, on model states (see the module docstring).
 
     With ``shake``, each position's moves are reordered a little by ``random.Random(shake)``
-    (a restart: still every move of every position, in another order).  With ``hasty``,
-    the model's :meth:`~Model.hasty_moves` instead of its moves: a ``"lost"`` then only
-    means that no win was found among them."""
-    run = _steps(model, root, budget.nodes, budget.out_of_time, shake, hasty)
+    (a restart: still every move of every position, in another order)."""
+    run = _steps(model, root, budget.nodes, budget.out_of_time, shake)
     try:
         return _advance(run, None)  # a pause ("unknown") means the budget ran out
     finally:
@@ -116,7 +112,6 @@ def _steps(
     limit: int | None,
     out_of_time: Callable[[], bool] | None,
     shake: int | None = None,
-    hasty: bool = False,
 ) -> Generator[_Outcome, int | None, _Outcome]:
     """:func:`search` as a run that can be paused and resumed: it pauses when it has
     searched ``limit`` positions or ``out_of_time()`` answers true, yielding an
@@ -124,7 +119,7 @@ def _steps(
     stopped, its transposition table and path intact, when sent a new ``limit`` (a
     total, counted from its start).  Returns its verdict."""
     key, play = model.key, model.play
-    moves_of: Callable[[State], list[int]] = model.hasty_moves if hasty else model.moves
+    moves_of: Callable[[State], list[int]] = model.moves
     if shake is not None:
         moves_of = _shaken(moves_of, random.Random(shake))
     nf, total = model.nf, model.total
@@ -254,11 +249,7 @@ def _restarts(model: Model, root: State, budget: Budget) -> _Outcome:
     positions number about half the budget is then proven lost, where the longest
     restart would have covered an eighth.
 
-    A model with hasty moves (Colorado) gets two restarts for each ``k``: first one on its
-    hasty moves, then the complete one.  The hasty run only looks for a win: its
-    ``"lost"`` proves nothing and becomes ``"unknown"``, and as it has then searched
-    every position its moves reach (the order does not change which), no hasty run
-    follows.  Without any budget, the complete run alone goes to its verdict."""
+    Without any budget, the complete run alone goes to its verdict."""
     limit, out_of_time = budget.nodes, budget.out_of_time
     if limit is None and out_of_time is None:
         return search(model, root, budget)
@@ -271,27 +262,23 @@ def _restarts(model: Model, root: State, budget: Budget) -> _Outcome:
     try:
         outcome = best = _advance(complete, None)
         nodes = outcome.nodes
-        hasty_runs, share = model.hasty, model.complete_share
+        share = model.complete_share
         k = 1
         while outcome.verdict == UNKNOWN and not spent(nodes):
-            restarted = 0
-            for hasty in (True, False) if hasty_runs else (False,):
-                cap = luby(k) * model.restart_unit
-                run_cap = cap if limit is None else min(cap, limit - nodes)
-                restart = search(model, root, Budget(run_cap, out_of_time), k, hasty)
-                nodes += restart.nodes
-                restarted += restart.nodes
-                if restart.best_score > best.best_score:
-                    best = restart
-                verdict = restart.verdict
-                if hasty and verdict == LOST:
-                    verdict, hasty_runs = UNKNOWN, False
-                if verdict != UNKNOWN or spent(nodes):
-                    return _Outcome(verdict, restart.line, nodes, best.best_score, best.best_line)
+            cap = luby(k) * model.restart_unit
+            run_cap = cap if limit is None else min(cap, limit - nodes)
+            restart = search(model, root, Budget(run_cap, out_of_time), k)
+            nodes += restart.nodes
+            if restart.best_score > best.best_score:
+                best = restart
+            if restart.verdict != UNKNOWN or spent(nodes):
+                return _Outcome(
+                    restart.verdict, restart.line, nodes, best.best_score, best.best_line
+                )
             k += 1
             if not share:
                 continue
-            allowance = max(1, round(restarted * share / (1 - share)))
+            allowance = max(1, round(restart.nodes * share / (1 - share)))
             if limit is not None:
                 allowance = min(allowance, limit - nodes)
             searched = outcome.nodes

@@ -71,62 +71,6 @@ def test_colorado_stock_card_onto_an_empty_pile() -> None:
     assert solve(game, Budget(nodes=2_000)).nodes > 0
 
 
-def test_colorado_hasty_moves_are_legal_and_subset_or_foundation() -> None:
-    """On random playouts, every hasty move is legal and leads where the engine goes, and
-    the hasty list is the complete list, a part of it, or one move to a foundation; and
-    the pruning happens (some hasty lists are shorter)."""
-    rng = random.Random("hasty-moves")
-    positions = pruned = 0
-    for deal in range(12):
-        game = new_game("colorado", f"hasty-{deal}")
-        model = model_for(game)
-        for _ in range(200):
-            if game.is_over:
-                break
-            state = model.state_of(game)
-            complete = model.moves(state)
-            hasty = model.hasty_moves(state)
-            legal = game.legal_moves()
-            for move in hasty:
-                text = model.text(move)
-                assert text in legal, (text, legal)
-                after = game.copy()
-                after.play(text)
-                assert model.play(state, move)[: len(after.piles)] == model.state_of(after)
-            if not set(hasty) <= set(complete):
-                assert len(hasty) == 1 and (hasty[0] & 63) < model.nf, model.text(hasty[0])
-            pruned += len(hasty) < len(complete)
-            positions += 1
-            game.play(rng.choice(legal))
-    assert positions > 1_000 and pruned > 100, (positions, pruned)
-
-
-@pytest.mark.parametrize("name", ["balcony", "empress_of_italy"])
-def test_cards_of_one_rank_and_colour_are_one_card_to_the_search(name: str) -> None:
-    """Balcony's and Empress of Italy's rules see a card's rank and colour, never its suit:
-    a deal with every 7♦ and 7♥ swapped (and every 9♣ and 9♠) has the same legal moves,
-    and the model holds it as the same position, so the search sees one of the two."""
-    game = new_game(name, "same-colour-1")
-    swapped = game.copy()
-    swap = {19: 32, 32: 19, 8: 47, 47: 8}  # 7♦ 7♥, 9♣ 9♠ (faces: 13 × suit + rank − 1)
-    for pile in swapped.piles:
-        pile[:] = [card - card % 52 + swap.get(card % 52, card % 52) for card in pile]
-    swapped._refresh_status()
-    assert swapped.piles != game.piles
-    model = model_for(game)
-    assert model.state_of(swapped) == model.state_of(game)
-    rng = random.Random("same-colour")
-    for _ in range(60):
-        legal = game.legal_moves()
-        assert swapped.legal_moves() == legal
-        if not legal:
-            break
-        move = rng.choice(legal)
-        game.play(move)
-        swapped.play(move)
-        assert model.key(model.state_of(swapped)) == model.key(model.state_of(game))
-
-
 def test_colorado_a_card_whose_twin_is_in_reach_is_needed_on_its_later_pile() -> None:
     """The stock's card is put where it buries the card needed last.  5♣ with no
     foundation started is needed after 4 cards of its suit (A to 4 on the ace pile) or 8
