@@ -304,8 +304,14 @@ def test_a_card_only_one_foundation_takes_is_not_forced_there() -> None:
     (such a move is safe only when the other copy is already home), and the solver wins."""
     game = _colorado_six_trap()
     assert plain_search(game) is True
+    sixes = [move for move in game.legal_moves() if ">foundation" in move]
+    assert sorted(move.split(">")[0] for move in sixes) == ["tableau[0]", "tableau[1]"]
+    trap = game.copy()
+    trap.play(sixes[0] if sixes[0].startswith("tableau[0]") else sixes[1])
+    assert plain_search(trap) is False
     model = model_for(game)
-    assert len(model.moves(model.state_of(game))) > 1
+    offered = {model.text(move) for move in model.moves(model.state_of(game))}
+    assert set(sixes) <= offered
     result = solve(game, Budget(nodes=10_000))
     assert result.verdict == "won" and result.moves is not None
     for move in result.moves:
