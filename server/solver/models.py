@@ -87,6 +87,11 @@ class Model:
     #: deal out, times the few backtracks a run needs once its first moves are right.
     restart_unit = 500
 
+    #: The longest restart, in restart units; None lets the Luby lengths grow without
+    #: bound.  Where a win comes within the first few hundred positions of a run or not
+    #: at all (Colorado), longer runs only backtrack under a dive that has failed.
+    longest_restart: int | None = None
+
     #: The share of the budget past its first slice that the complete run keeps beside the
     #: restarts (see :func:`server.solver.search._restarts`): for games whose deals are
     #: mostly lost, as only a complete search proves a loss.  Below 1.
@@ -329,6 +334,7 @@ class ColoradoModel(Model):
     """
 
     restart_unit = 150
+    longest_restart = 2
 
     def __init__(self, game: Game) -> None:
         super().__init__(game)

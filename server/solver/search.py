@@ -235,7 +235,8 @@ def _advance(run: Generator[_Outcome, int | None, _Outcome], limit: int | None) 
 def _restarts(model: Model, root: State, budget: Budget) -> _Outcome:
     """Two searches share the budget: the **complete run**, :func:`search` in the model's
     order, and **restarts** in shaken orders (``random.Random(k)`` for restart ``k``),
-    restart ``k`` capped at ``luby(k) * model.restart_unit`` positions.
+    restart ``k`` capped at ``luby(k) * model.restart_unit`` positions (at most
+    ``model.longest_restart`` units, when the model sets it).
 
     The complete run goes first, for :data:`FIRST_NODES` positions, so a budget within
     that (hints, the audit) is one plain search.  The restarts find wins: a win is found
@@ -265,7 +266,10 @@ def _restarts(model: Model, root: State, budget: Budget) -> _Outcome:
         share = model.complete_share
         k = 1
         while outcome.verdict == UNKNOWN and not spent(nodes):
-            cap = luby(k) * model.restart_unit
+            length = luby(k)
+            if model.longest_restart is not None:
+                length = min(length, model.longest_restart)
+            cap = length * model.restart_unit
             run_cap = cap if limit is None else min(cap, limit - nodes)
             restart = search(model, root, Budget(run_cap, out_of_time), k)
             nodes += restart.nodes

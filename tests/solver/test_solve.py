@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 from solver_testkit import late_position, plain_search, reversed_tableau, won_position
@@ -270,6 +271,30 @@ def test_restarts_reorder_moves_but_keep_every_move(monkeypatch: pytest.MonkeyPa
     for move in result.moves:
         replay_game.play(move)
     assert replay_game.status == WON
+
+
+def test_colorado_restarts_stay_short(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Colorado's restarts are capped at ``longest_restart`` units (a win comes within
+    the first couple of hundred positions of a run or not at all); uncapped, the Luby
+    lengths grow within the same budget."""
+    caps: list[int | None] = []
+    real_search = search_module.search
+
+    def recording(model: Any, root: Any, budget: Budget, shake: int | None = None) -> Any:
+        if shake is not None:
+            caps.append(budget.nodes)
+        return real_search(model, root, budget, shake)
+
+    monkeypatch.setattr(search_module, "search", recording)
+    unit = ColoradoModel.restart_unit
+    assert ColoradoModel.longest_restart == 2
+    result = solve(new_game("colorado", "stats-54"), Budget(nodes=20_000))
+    assert result.verdict == UNKNOWN
+    assert max(cap or 0 for cap in caps) == 2 * unit
+    caps.clear()
+    monkeypatch.setattr(ColoradoModel, "longest_restart", None)
+    solve(new_game("colorado", "stats-54"), Budget(nodes=20_000))
+    assert max(cap or 0 for cap in caps) >= 8 * unit
 
 
 def _colorado_six_trap() -> Game:
