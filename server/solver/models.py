@@ -290,7 +290,9 @@ class BalconyModel(BaseRankModel):
 class EmpressModel(BaseRankModel):
     reserve_builds = True
     refills = True
-    restart_unit = 150
+    # A won line is 400 positions or more; wins come within 400-2,400 positions of a run.
+    restart_unit = 600
+    longest_restart = 4
 
 
 # -- Colorado -------------------------------------------------------------------------
