@@ -652,6 +652,10 @@ class MatrimonyModel(Model):
     branches.
     """
 
+    # Its wins, too, come within 125-267 positions of a run (BENCHMARKS.md, stop 38).
+    restart_unit = 150
+    longest_restart = 2
+
     def __init__(self, game: Game) -> None:
         super().__init__(game)
         self.stock = type(game).stock_slot
