@@ -148,6 +148,10 @@ class BaseRankModel(Model):
     reserve_builds = False
     #: Whether an emptied tableau pile is refilled from the stock, then the waste (Empress).
     refills = False
+    #: Whether a *swap* (a tableau card moved onto a top of the same face as the card it
+    #: leaves: the tops stay the same, only the stacks beneath trade places) is tried
+    #: after a deal rather than with the other moves between piles (Empress).
+    swaps_late = False
 
     def __init__(self, game: Game) -> None:
         super().__init__(game)
@@ -203,6 +207,7 @@ class BaseRankModel(Model):
         from_reserve: list[int] = []
         from_waste: list[int] = []
         between: list[int] = []
+        swaps: list[int] = []
         to_empty: list[int] = []
         reserve = state[self.reserve]
         if reserve:
@@ -239,9 +244,13 @@ class BaseRankModel(Model):
                 to_foundation.append(source | takes[card])
             elif empty_foundation >= 0 and card in base:
                 to_foundation.append(source | empty_foundation)
+            under = pile[-2] if len(pile) > 1 and self.swaps_late else -1
             for target in builds.get(card, ()):
                 if target != slot:
-                    between.append(source | target)
+                    if state[target][-1] == under:
+                        swaps.append(source | target)
+                    else:
+                        between.append(source | target)
             # A lone card moved to another empty pile gives the same position.
             if empty_tableau >= 0 and len(pile) > 1:
                 to_empty.append(source | empty_tableau)
@@ -255,7 +264,7 @@ class BaseRankModel(Model):
         moves = to_foundation + from_waste + between + from_reserve + to_empty
         if state[self.stock]:
             moves.append(DEAL)
-        return moves + back
+        return moves + swaps + back
 
     def play(self, state: State, move: int) -> State:
         if move == DEAL:
@@ -290,6 +299,7 @@ class BalconyModel(BaseRankModel):
 class EmpressModel(BaseRankModel):
     reserve_builds = True
     refills = True
+    swaps_late = True
     # A won line is 400 positions or more; wins come within 400-2,400 positions of a run.
     restart_unit = 600
     longest_restart = 4

@@ -7,7 +7,7 @@ import random
 import pytest
 from solver_testkit import colorado_spades_across, plain_search
 
-from server.rules import GAME_NAMES, Game, new_game
+from server.rules import GAME_NAMES, Game, cards, new_game
 from server.solver import Budget, solve
 from server.solver.models import ColoradoModel, model_for
 
@@ -148,3 +148,22 @@ def test_colorado_cards_waiting_on_each_other_across_piles_are_lost() -> None:
     model = model_for(game)
     assert model.moves(model.state_of(game)) == []
     assert plain_search(game, interchangeable_tableau=True) is False
+
+
+def test_empress_of_italy_tries_a_swap_after_the_deal() -> None:
+    """A constructed Empress of Italy position: 8♥ on 9♠ in ``tableau[0]`` may go onto the
+    9♣ of ``tableau[1]``, a *swap* (the tops stay a black 9 and a red 8, only the stacks
+    beneath trade places); 8♦ on K♦ in ``tableau[2]`` may go there too, which shows the
+    K♦.  The model tries the second with the moves between piles, before the deal, and the
+    swap after the deal; both are tried."""
+    game = new_game("empress_of_italy", "swap-1")
+    assert game.base_rank not in (8, 9, 13)
+    game.tableau[0][:] = [cards.face(9, 3), cards.face(8, 2)]
+    game.tableau[1][:] = [cards.face(9, 0)]
+    game.tableau[2][:] = [cards.face(13, 1), cards.face(8, 1)]
+    game._refresh_status()
+    model = model_for(game)
+    offered = [model.text(move) for move in model.moves(model.state_of(game))]
+    assert set(offered) <= set(game.legal_moves())
+    deal = offered.index("deal")
+    assert offered.index("tableau[2]>tableau[1]") < deal < offered.index("tableau[0]>tableau[1]")
