@@ -234,6 +234,7 @@ class BaseRankModel(Model):
                 from_waste.append(source | target)
             if empty_tableau >= 0:
                 from_waste.append(source | empty_tableau)
+        swaps_late = self.swaps_late
         for slot in tableau:
             pile = state[slot]
             if not pile:
@@ -244,7 +245,8 @@ class BaseRankModel(Model):
                 to_foundation.append(source | takes[card])
             elif empty_foundation >= 0 and card in base:
                 to_foundation.append(source | empty_foundation)
-            under = pile[-2] if len(pile) > 1 and self.swaps_late else -1
+            # -1 is no face: with swaps_late off every move between piles is in between.
+            under = pile[-2] if swaps_late and len(pile) > 1 else -1
             for target in builds.get(card, ()):
                 if target != slot:
                     if state[target][-1] == under:
@@ -300,7 +302,7 @@ class EmpressModel(BaseRankModel):
     reserve_builds = True
     refills = True
     swaps_late = True
-    # A won line is 400 positions or more; wins come within 400-2,400 positions of a run.
+    # A won line is about 400 positions; wins come within 400-2,400 positions of a run.
     restart_unit = 600
     longest_restart = 4
 
